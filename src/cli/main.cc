@@ -1,0 +1,44 @@
+// hail's entry point: picks the front-end (native flags, `serve`, `demo`) and maps its outcome to
+// the exit status (0 ran, 1 could not run, 2 usage). Main thread.
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/native_flags.h"
+#include "cli/run_command.h"
+#include "cli/serve_command.h"
+
+#ifndef HAIL_VERSION_STRING
+#define HAIL_VERSION_STRING "0.0.0"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace hail;
+  signal(SIGPIPE, SIG_IGN);  // a peer's reset must surface as EPIPE, never kill the process
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "serve") {
+    return run_serve_command({args.begin() + 1, args.end()});
+  }
+  if (!args.empty() && args[0] == "demo") {
+    return run_demo_command({args.begin() + 1, args.end()});
+  }
+  auto cmd = parse_native_flags(args);
+  if (!cmd) {
+    std::fprintf(stderr, "hail: %s\n", cmd.error().message.c_str());
+    return kExitUsage;
+  }
+  if (cmd->show_help) {
+    std::fputs(native_usage().c_str(), stdout);
+    return kExitOk;
+  }
+  if (cmd->show_version) {
+    std::printf("hail %s\n", HAIL_VERSION_STRING);
+    return kExitOk;
+  }
+  OutputOptions output;
+  output.json_path = cmd->json_path;
+  output.progress = !cmd->quiet;
+  return run_and_report(cmd->run, output);
+}

@@ -1,0 +1,98 @@
+#include "cli/run_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "core/clock.h"
+#include "load/runner.h"
+#include "report/json_report.h"
+#include "report/text_report.h"
+
+namespace hail {
+
+namespace {
+bool stop_signal_pending() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  timespec zero{0, 0};
+  return sigtimedwait(&set, nullptr, &zero) > 0;
+}
+}  // namespace
+
+void block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+int exit_status_for(const RunResult& result) {
+  const Counters& c = result.counters;
+  if (c.connections_opened == 0 && c.completed == 0) return kExitCouldNotRun;
+  return kExitOk;
+}
+
+int run_and_report(const RunOptions& options, const OutputOptions& output) {
+  block_stop_signals();
+  const bool show_progress = output.progress && isatty(STDERR_FILENO);
+  uint64_t last_print_ns = 0;
+  bool printed = false;
+  auto tick = [&](const RunProgress& p) {
+    if (stop_signal_pending()) return true;
+    if (show_progress && p.elapsed_ns - last_print_ns >= kNsPerSec) {
+      double measured_s =
+          p.elapsed_ns > p.warmup_ns ? static_cast<double>(p.elapsed_ns - p.warmup_ns) / 1e9 : 0.0;
+      double rate = measured_s > 0 ? static_cast<double>(p.completed) / measured_s : 0.0;
+      std::fprintf(stderr, "\r\033[K[%6.1fs%s] %llu requests, %.0f req/s, %llu errors",
+                   static_cast<double>(p.elapsed_ns) / 1e9, p.elapsed_ns < p.warmup_ns ? " warm-up" : "",
+                   static_cast<unsigned long long>(p.completed), rate,
+                   static_cast<unsigned long long>(p.errors));
+      std::fflush(stderr);
+      last_print_ns = p.elapsed_ns;
+      printed = true;
+    }
+    return false;
+  };
+  auto result = run_load(options, tick);
+  if (printed) std::fprintf(stderr, "\r\033[K");
+  if (!result) {
+    std::fprintf(stderr, "hail: %s\n", result.error().message.c_str());
+    return kExitCouldNotRun;
+  }
+  const RunResult& r = result.value();
+  if (output.json_path == "-") {
+    std::fputs(render_json_report(r).c_str(), stdout);
+  } else {
+    std::fputs(render_text_report(r).c_str(), stdout);
+    if (!output.json_path.empty()) {
+      std::ofstream out(output.json_path, std::ios::binary | std::ios::trunc);
+      out << render_json_report(r);
+      if (!out) {
+        std::fprintf(stderr, "hail: cannot write --json file \"%s\"\n", output.json_path.c_str());
+        return kExitCouldNotRun;
+      }
+    }
+  }
+  std::fflush(stdout);
+  int status = exit_status_for(r);
+  if (status == kExitCouldNotRun) {
+    std::string reason;
+    for (const auto& [why, count] : r.error_reasons) {
+      if (why.rfind("connect: ", 0) == 0) {
+        reason = why.substr(9);
+        break;
+      }
+    }
+    std::fprintf(stderr, "hail: could not connect to %s%s%s\n", options.url.authority().c_str(),
+                 reason.empty() ? "" : ": ", reason.c_str());
+  }
+  return status;
+}
+
+}  // namespace hail

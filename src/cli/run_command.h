@@ -1,0 +1,33 @@
+// Front-end plumbing shared by every command that runs a load: signal handling (SIGINT/SIGTERM stop
+// the run and still report), the live progress line, writing the text/JSON reports and choosing the
+// exit status. Main thread only.
+#pragma once
+
+#include <string>
+
+#include "load/run_options.h"
+#include "stats/run_result.h"
+
+namespace hail {
+
+struct OutputOptions {
+  std::string json_path;  // empty: none; "-": JSON on stdout instead of the text report
+  bool progress = false;  // live line on stderr (only when stderr is a terminal)
+};
+
+// Exit statuses shared by all front-ends.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCouldNotRun = 1;
+inline constexpr int kExitUsage = 2;
+
+// Blocks SIGINT and SIGTERM in the calling thread (and so in every thread it starts later), so that
+// the runner's tick can collect them synchronously.
+void block_stop_signals();
+
+// Runs the load and prints the reports; returns the process exit status.
+int run_and_report(const RunOptions& options, const OutputOptions& output);
+
+// Exit status for a finished run: 1 when nothing could be done (no connection ever opened).
+int exit_status_for(const RunResult& result);
+
+}  // namespace hail

@@ -1,0 +1,47 @@
+// Request rendering: turns the user's request description into the exact HTTP/1.x bytes, once per
+// run (wrk's habit: the hot path only ever writes a prebuilt buffer). Owned by the http layer.
+// Pure functions on plain values: any thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+
+namespace hail {
+
+struct RequestSpec {
+  std::string method = "GET";
+  std::string path = "/";      // request-target, sent verbatim
+  std::string authority;       // Host header value
+  std::vector<std::pair<std::string, std::string>> headers;  // user -H, in order, case kept
+  std::string body;
+  int http_minor = 1;          // 0 or 1
+  bool keep_alive = true;
+};
+
+// Renders the request head and body. Default fields, in this order: Host, User-Agent
+// ("hail/<version>"), Accept ("*/*"). A user field with the same name (case-insensitive) takes the
+// default's place, so -H "Host: x" overrides Host; other user fields follow in their order.
+// Then Content-Length when there is a body, or the method is POST, PUT or PATCH (RFC 9110 §8.6: a
+// user agent should send it when the method gives content a meaning), unless the user gave
+// Content-Length or Transfer-Encoding. Then the connection field unless the user gave one:
+// HTTP/1.1 without keep-alive sends "Connection: close"; HTTP/1.0 with keep-alive sends
+// "Connection: keep-alive" (ab-compat: what ab -k sends). Expects a spec validate_request accepted.
+std::string render_request(const RequestSpec& spec);
+
+// "Name: value" from -H. The name must be a non-empty token (RFC 9110 §5.1) directly followed by
+// the colon; whitespace around the value is dropped; control characters other than HTAB (CR and LF
+// above all: they would let a header smuggle another) are rejected.
+Result<std::pair<std::string, std::string>> parse_header_arg(std::string_view arg);
+
+// The method must be a token (RFC 9110 §9.1); it is sent verbatim, case included.
+Status validate_method(std::string_view method);
+
+// Everything render_request relies on: a valid method, a request-target without whitespace or
+// control characters, valid header names and values, http_minor 0 or 1.
+Status validate_request(const RequestSpec& spec);
+
+}  // namespace hail

@@ -1,0 +1,164 @@
+// Http1ResponseParser: streaming parser of HTTP/1.x responses (RFC 9112) on the client's hot path.
+// llhttp parses the status line and header section; body framing is ours, so that body bytes of a
+// known length can be discarded in the kernel (recv with MSG_TRUNC) without ever being copied.
+// Owned by one Connection; used only by that connection's worker thread. No I/O, no clock.
+#pragma once
+
+#include <llhttp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "http/chunked_decoder.h"
+
+namespace hail {
+
+enum class ParseStatus : uint8_t { kNeedMore, kComplete, kError };
+
+struct ParseResult {
+  ParseStatus status;
+  // Bytes of the input that belong to this response. kNeedMore: always == len. kComplete: bytes
+  // after `consumed` belong to the next response (or, after a 101, to the new protocol).
+  // kError: where parsing stopped; the caller closes the connection.
+  size_t consumed;
+};
+
+enum class ParseErrorKind : uint8_t {
+  kNone,
+  kClosedBeforeResponse,  // peer closed before any byte of this response: typically a keep-alive
+                          // connection the server timed out just as we reused it
+  kTruncated,             // peer closed in the middle of a response
+  kBadHead,               // malformed status line or header section, bad status code or version
+  kHeadTooLarge,          // header section over kMaxHeadBytes, or too many interim responses
+  kBadFraming,            // invalid or conflicting Content-Length, Content-Length with T-E
+  kBadChunk,              // malformed chunked body
+};
+
+const char* parse_error_kind_name(ParseErrorKind kind);
+
+// Decisions worth knowing before reading the code:
+// - llhttp runs with LENIENT_HEADERS only: header lines ending in a bare LF are accepted (curl and
+//   wrk accept them), as are control bytes in field values and whitespace before the colon. None of
+//   this can change framing. The other lenient flags stay off: Content-Length together with
+//   Transfer-Encoding, and duplicate Content-Length fields (even equal ones), are errors.
+// - Whatever llhttp's build mode, a CR that is not followed by LF anywhere in the header section is
+//   an error (RFC 9112 §2.2 allows rejecting it): llhttp's loose mode would read "\rX" as a line
+//   end, and then the body would start at a different byte than the server meant.
+// - Only HTTP/1.0 and HTTP/1.1 are accepted, and status codes 100..999 (RFC 9110 §15). llhttp
+//   tolerates leading zeros ("0200" is 200); that is harmless and kept.
+// - Body framing (RFC 9112 §6.3): HEAD request, 1xx, 204 and 304 have no body; 1xx other than 101
+//   are interim and skipped (counted); 101 completes without body and the connection must close;
+//   Transfer-Encoding with chunked last is chunked; other Transfer-Encoding reads until close;
+//   Content-Length gives the length; otherwise until close.
+// - Keep-alive: "Connection: close" always closes; HTTP/1.0 needs "Connection: keep-alive";
+//   read-until-close bodies, 101 and HTTP/1.0 with Transfer-Encoding (RFC 9112 §6.1) never keep alive.
+// - Pointers passed to feed() are not retained after it returns.
+class Http1ResponseParser {
+ public:
+  // Limits: all bytes of one response head (status line + fields + empty line); interim responses
+  // of one request.
+  static constexpr size_t kMaxHeadBytes = 64 * 1024;
+  static constexpr uint32_t kMaxInterimResponses = 32;
+  static constexpr size_t kDefaultMaxCaptureBodyBytes = 16 * 1024 * 1024;
+
+  Http1ResponseParser();
+  // Movable (the llhttp back pointer is refreshed on every call), not copyable.
+  Http1ResponseParser(Http1ResponseParser&& other) noexcept = default;
+  Http1ResponseParser& operator=(Http1ResponseParser&& other) noexcept = default;
+  Http1ResponseParser(const Http1ResponseParser&) = delete;
+  Http1ResponseParser& operator=(const Http1ResponseParser&) = delete;
+
+  // Resets for the next response. head_request: the request was HEAD, so no body follows.
+  // The constructor leaves the parser as if begin_response(false) had been called.
+  void begin_response(bool head_request);
+
+  // Feeds received bytes; any split is fine, down to one byte per call.
+  ParseResult feed(const char* data, size_t len);
+
+  // The peer closed the connection. kComplete when the body is delimited by the close (or the
+  // response was already complete); otherwise kError with kClosedBeforeResponse (no byte of this
+  // response was seen) or kTruncated.
+  ParseResult on_eof();
+
+  // Body bytes the caller may discard (e.g. recv with MSG_TRUNC) instead of feeding: the
+  // Content-Length remainder, the rest of the current chunk's data, or SIZE_MAX while reading until
+  // close (everything up to the close is body). 0 elsewhere, and while capture still wants bytes.
+  size_t skippable_body_bytes() const;
+  // The caller discarded n <= skippable_body_bytes() bytes. Returns kComplete when that ended a
+  // Content-Length body, otherwise kNeedMore; consumed == n.
+  ParseResult skip_body(size_t n);
+  bool in_body_until_close() const { return state_ == State::kBodyUntilClose; }
+
+  // Final response (valid once its header section is parsed; 0 before).
+  int status() const { return status_; }
+  int http_major() const { return http_major_; }
+  int http_minor() const { return http_minor_; }
+  // Valid on kComplete: may the connection carry another request?
+  bool keep_alive() const { return keep_alive_; }
+  uint64_t body_bytes() const { return body_bytes_; }  // decoded payload bytes (fed or skipped)
+  uint32_t interim_responses() const { return interim_responses_; }
+  bool started() const { return started_; }  // any byte of the current response seen
+  bool complete() const { return state_ == State::kComplete; }
+  ParseErrorKind error_kind() const { return error_kind_; }
+  const char* error_reason() const { return error_reason_ != nullptr ? error_reason_ : ""; }
+
+  // Capture mode: off by default and then free. When on (takes effect at the next begin_response,
+  // or at once if no byte of the current response was fed), the final response's header fields (in order, names as sent, values without
+  // surrounding whitespace, obs-fold joined) and body (decoded, up to max_body_bytes; the rest is
+  // counted but dropped and body_truncated() set) are kept until the next begin_response.
+  void set_capture(bool on, size_t max_body_bytes = kDefaultMaxCaptureBodyBytes);
+  bool capture() const { return capture_; }
+  const std::vector<std::pair<std::string, std::string>>& headers() const { return headers_; }
+  const std::string& body() const { return body_; }
+  bool body_truncated() const { return body_truncated_; }
+
+ private:
+  enum class State : uint8_t { kHead, kBodyLength, kBodyChunked, kBodyUntilClose, kComplete, kError };
+
+  void init_llhttp();
+  ParseResult feed_head(const char* data, size_t len);
+  // Called with the head complete; decides framing. False on error.
+  bool on_head_complete();
+  bool bare_cr_in(const char* data, size_t len);
+  ParseResult fail(ParseErrorKind kind, const char* reason, size_t consumed);
+  bool capturing_body() const {
+    return capture_active_ && body_.size() < max_capture_body_bytes_;
+  }
+  void capture_body(const char* data, size_t len);
+
+  static int on_headers_complete(llhttp_t* p);
+  static int on_header_field(llhttp_t* p, const char* at, size_t len);
+  static int on_header_value(llhttp_t* p, const char* at, size_t len);
+  static int on_header_value_complete(llhttp_t* p);
+  static void on_chunk_data(void* ctx, const char* data, size_t len);
+
+  llhttp_t llhttp_;
+  State state_ = State::kHead;
+  bool head_request_ = false;
+  bool started_ = false;
+  bool keep_alive_ = false;
+  bool pending_cr_ = false;  // the last header byte fed was a CR
+  ParseErrorKind error_kind_ = ParseErrorKind::kNone;
+  int status_ = 0;
+  int http_major_ = 0;
+  int http_minor_ = 0;
+  uint32_t interim_responses_ = 0;
+  size_t head_bytes_ = 0;    // of the current head
+  uint64_t remaining_ = 0;   // Content-Length body left
+  uint64_t body_bytes_ = 0;
+  const char* error_reason_ = nullptr;
+  ChunkedDecoder chunked_;
+
+  bool capture_ = false;          // requested
+  bool capture_active_ = false;   // in effect for the current response
+  bool field_done_ = true;        // the next on_header_field starts a new field
+  bool body_truncated_ = false;
+  size_t max_capture_body_bytes_ = kDefaultMaxCaptureBodyBytes;
+  std::vector<std::pair<std::string, std::string>> headers_;
+  std::string body_;
+};
+
+}  // namespace hail

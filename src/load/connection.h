@@ -1,0 +1,66 @@
+// Connection: one client TCP connection of a worker, with its HTTP/1 response parser and its timer.
+// It is where every request gets exactly one outcome (completed, read, write, timeout, parse, or in
+// flight at stop). Owned by its Worker (stable storage); touched only by that worker's thread.
+#pragma once
+
+#include <cstdint>
+
+#include "http/response_parser.h"
+#include "net/event_loop.h"
+#include "stats/error_class.h"
+
+namespace hail {
+
+class Worker;
+
+class Connection final : public IoHandler {
+ public:
+  Connection() = default;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  void init(Worker* worker, uint32_t index);
+  void start();          // first connect
+  void resume(uint64_t now_ns);  // idle with an open connection: send if the plan allows
+  void shutdown();       // end of run: close without recording anything further
+
+  // The request in flight is counted in the measured phase (for the in-flight total at stop).
+  bool counted_in_flight() const { return in_flight_ && counted_; }
+
+  void on_io(uint32_t events) override;
+
+ private:
+  enum class State : uint8_t { kClosed, kBackoff, kConnecting, kOpen, kIdle };
+
+  void connect_now();
+  void on_connect_failed(int err);
+  void on_connected(uint64_t now_ns);
+  void send_request(uint64_t now_ns);
+  bool flush_write();
+  void on_readable();
+  // Returns false when the connection was closed while handling the bytes.
+  bool process(const char* data, size_t len, uint64_t now_ns);
+  bool on_response_complete(uint64_t now_ns, bool more_bytes_follow);
+  void on_eof(uint64_t now_ns);
+  void fail_request(ErrorClass error, const char* reason = nullptr);
+  void close_fd();
+  void reconnect();
+  static void on_timer(Timer* timer, void* ctx);
+
+  Worker* worker_ = nullptr;
+  uint32_t index_ = 0;
+  int fd_ = -1;
+  State state_ = State::kClosed;
+  bool in_flight_ = false;
+  bool counted_ = false;         // the request in flight was sent in the measured phase
+  bool first_byte_seen_ = false;
+  uint32_t backoff_ms_ = 0;
+  size_t write_offset_ = 0;
+  uint64_t send_ns_ = 0;
+  uint64_t connect_start_ns_ = 0;
+  uint64_t deadline_ns_ = 0;     // request (or connect) deadline; the timer catches up lazily
+  Timer timer_;
+  Http1ResponseParser parser_;
+};
+
+}  // namespace hail

@@ -1,0 +1,159 @@
+#include "load/runner.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "load/worker.h"
+#include "net/address.h"
+
+namespace hail {
+
+namespace {
+constexpr uint64_t kTickNs = 50 * kNsPerMs;
+// Descriptors besides connections: stdio, epoll and eventfd per worker, output files, slack.
+constexpr uint64_t kFdSlack = 64;
+// A worker whose thread was on CPU this share of the run likely limited the load itself.
+constexpr double kBusyWorkerShare = 0.90;
+
+std::string format_share(double share) {
+  return std::to_string(static_cast<int>(share * 100.0 + 0.5)) + "%";
+}
+}  // namespace
+
+uint32_t effective_threads(uint32_t requested, uint32_t connections) {
+  uint32_t threads = requested;
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1u, std::min(threads, connections));
+}
+
+Status ensure_fd_limit(uint64_t needed) {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) {
+    return make_error(std::string("getrlimit(RLIMIT_NOFILE): ") + std::strerror(errno));
+  }
+  if (lim.rlim_cur >= needed) return ok_status();
+  rlim_t target = lim.rlim_max == RLIM_INFINITY ? needed : std::min<rlim_t>(lim.rlim_max, needed);
+  if (target > lim.rlim_cur) {
+    rlimit raised = lim;
+    raised.rlim_cur = target;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) lim.rlim_cur = target;
+  }
+  if (lim.rlim_cur >= needed) return ok_status();
+  return make_error("too many connections for the open-file limit: need " + std::to_string(needed) +
+                    " descriptors, RLIMIT_NOFILE allows " + std::to_string(lim.rlim_cur) +
+                    " (hard limit " + std::to_string(lim.rlim_max) +
+                    "); raise it with `ulimit -n " + std::to_string(needed) +
+                    "` (as root, or via /etc/security/limits.conf) or lower -c");
+}
+
+Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
+  auto addresses = resolve(options.url.host, options.url.port);
+  if (!addresses) return addresses.error();
+
+  const uint32_t threads = effective_threads(options.threads, options.connections);
+  if (Status s = ensure_fd_limit(options.connections + kFdSlack + 2ull * threads); !s) {
+    return s.error();
+  }
+  const std::string request = render_request(options.request);
+  const bool head_request = options.request.method == "HEAD";
+
+  const uint64_t start_ns = mono_now_ns();
+  const uint64_t measure_start_ns = start_ns + options.warmup_ns;
+  const uint64_t end_ns = options.duration_ns ? measure_start_ns + options.duration_ns : 0;
+
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (uint32_t i = 0; i < threads; ++i) {
+    WorkerConfig cfg;
+    cfg.index = i;
+    // Connections and the -n budget are spread evenly; the first workers take the remainders.
+    cfg.connections = options.connections / threads + (i < options.connections % threads ? 1 : 0);
+    cfg.addresses = addresses.value();
+    cfg.request = request;  // each worker its own copy: no cache line shared between threads
+    cfg.head_request = head_request;
+    cfg.keep_alive = options.request.keep_alive;
+    cfg.timeout_ns = options.timeout_ns;
+    if (options.requests > 0) {
+      cfg.requests = options.requests / threads + (i < options.requests % threads ? 1 : 0);
+    }
+    cfg.start_ns = start_ns;
+    cfg.measure_start_ns = measure_start_ns;
+    cfg.end_ns = end_ns;
+    auto worker = std::make_unique<Worker>(std::move(cfg));
+    if (Status s = worker->init(); !s) return s.error();
+    workers.push_back(std::move(worker));
+  }
+
+  std::vector<std::thread> pool;
+  pool.reserve(threads);
+  for (auto& w : workers) pool.emplace_back([wp = w.get()] { wp->run(); });
+
+  bool interrupted = false;
+  for (;;) {
+    bool all_done = true;
+    RunProgress p;
+    p.elapsed_ns = mono_now_ns() - start_ns;
+    p.warmup_ns = options.warmup_ns;
+    for (auto& w : workers) {
+      const WorkerProgress& wp = w->progress();
+      all_done = all_done && wp.done.load(std::memory_order_acquire);
+      p.completed += wp.completed.load(std::memory_order_relaxed);
+      p.errors += wp.errors.load(std::memory_order_relaxed);
+    }
+    if (all_done) break;
+    if (!interrupted && tick && tick(p)) {
+      interrupted = true;
+      for (auto& w : workers) w->stop();
+    }
+    std::this_thread::sleep_for(std::chrono::nanoseconds(kTickNs));
+  }
+  for (auto& t : pool) t.join();
+
+  RunResult result;
+  result.url = options.url.to_string();
+  result.method = options.request.method;
+  result.connections = options.connections;
+  result.threads = threads;
+  result.keep_alive = options.request.keep_alive;
+  result.http_minor = options.request.http_minor;
+  result.requests_target = options.requests;
+  result.duration_target_ns = options.duration_ns;
+  result.warmup_ns = options.warmup_ns;
+  result.timeout_ns = options.timeout_ns;
+  result.interrupted = interrupted;
+  uint64_t last_end_ns = measure_start_ns;
+  bool all_gave_up = true;
+  for (auto& w : workers) {
+    result.add(w->recorder());
+    last_end_ns = std::max(last_end_ns, w->end_ns());
+    result.max_worker_cpu_utilization =
+        std::max(result.max_worker_cpu_utilization, w->cpu_utilization());
+    all_gave_up = all_gave_up && w->gave_up();
+  }
+  result.duration_ns = last_end_ns - measure_start_ns;
+  if (all_gave_up) {
+    result.notes.push_back("no connection to " + options.url.authority() +
+                           " could be opened; the run stopped early");
+  }
+  if (result.max_worker_cpu_utilization >= kBusyWorkerShare) {
+    result.notes.push_back("the busiest hail worker thread was on CPU " +
+                           format_share(result.max_worker_cpu_utilization) +
+                           " of the run: hail itself may have limited the load (try more -t "
+                           "threads, or give hail more cores)");
+  }
+  if (threads > std::thread::hardware_concurrency()) {
+    result.notes.push_back("more worker threads (" + std::to_string(threads) + ") than CPU cores (" +
+                           std::to_string(std::thread::hardware_concurrency()) + ")");
+  }
+  return result;
+}
+
+}  // namespace hail

@@ -1,0 +1,110 @@
+// Worker: one load thread. It owns its event loop, its connections, its request bytes, its read
+// buffer and its Recorder; nothing of it is shared while it runs. The runner reads the recorder only
+// after run() has returned; the progress counters are the one thing other threads may read live.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "net/address.h"
+#include "net/event_loop.h"
+#include "stats/recorder.h"
+
+namespace hail {
+
+class Connection;
+
+struct WorkerConfig {
+  uint32_t index = 0;
+  uint32_t connections = 1;
+  std::vector<SocketAddress> addresses;  // connections take them round-robin
+  std::string request;                   // rendered once per run
+  bool head_request = false;             // responses carry no body
+  bool keep_alive = true;                // false: one connection per request
+  uint64_t timeout_ns = 0;
+  uint64_t requests = 0;                 // this worker's share of -n; 0 = no budget
+  uint64_t start_ns = 0;                 // when load starts (warm-up begins)
+  uint64_t measure_start_ns = 0;         // when recording starts (start + warm-up)
+  uint64_t end_ns = 0;                   // when the measured phase ends; 0 = no time limit
+};
+
+// Live counters for the progress line, published by the worker a few times a second.
+struct WorkerProgress {
+  std::atomic<uint64_t> completed{0};
+  std::atomic<uint64_t> errors{0};
+  std::atomic<bool> done{false};
+};
+
+class Worker {
+ public:
+  static constexpr size_t kReadBufferBytes = 64 * 1024;
+
+  explicit Worker(WorkerConfig config);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Creates the event loop (on the calling thread; the loop is only used by run()).
+  Status init();
+  // The thread body: connects, runs the load until the plan ends or stop() is called.
+  void run();
+  // Thread-safe: end the measured phase now (SIGINT).
+  void stop();
+
+  const Recorder& recorder() const { return recorder_; }
+  const WorkerProgress& progress() const { return progress_; }
+  uint64_t end_ns() const { return end_ns_; }
+  double cpu_utilization() const { return cpu_utilization_; }
+  bool gave_up() const { return gave_up_; }
+
+  // ---- used by Connection (worker thread only) ----
+  EventLoop& loop() { return *loop_; }
+  Recorder& recorder() { return recorder_; }
+  const WorkerConfig& config() const { return config_; }
+  const SocketAddress& address_for(uint32_t connection_index) const;
+  char* read_buffer() { return read_buffer_.get(); }
+  bool finished() const { return finished_; }
+  // Asks the plan for the next request. Returns false when no more may be sent; sets *counted when
+  // the request belongs to the measured phase.
+  bool acquire_request(uint64_t now_ns, bool* counted);
+  // Every acquired request reports its outcome exactly once.
+  void on_outcome(bool counted);
+  // False when the plan has no request left for one more connection: closed connections then stay
+  // closed (connections being opened will each take one of the requests left).
+  bool wants_more() const { return !budget_mode_ || budget_left_ > connecting_; }
+  void on_connect_start() { ++connecting_; }
+  void on_connect_end() { --connecting_; }
+  void on_connect_ok() { ever_connected_ = true; }
+  void on_connect_failed();
+
+ private:
+  void finish(uint64_t now_ns);
+  void publish_progress();
+  static void on_end_timer(Timer* timer, void* ctx);
+  static void on_progress_timer(Timer* timer, void* ctx);
+
+  WorkerConfig config_;
+  std::unique_ptr<EventLoop> loop_;
+  std::vector<Connection> connections_;
+  std::unique_ptr<char[]> read_buffer_;
+  Recorder recorder_;
+  WorkerProgress progress_;
+
+  bool budget_mode_ = false;
+  uint64_t budget_left_ = 0;      // counted requests not yet sent
+  uint64_t outstanding_ = 0;      // counted requests sent, without an outcome yet
+  uint64_t connecting_ = 0;       // connections between connect() and its outcome
+  bool finished_ = false;
+  bool ever_connected_ = false;
+  bool gave_up_ = false;          // every connection failed before any succeeded
+  uint32_t early_connect_failures_ = 0;
+  uint64_t end_ns_ = 0;
+  double cpu_utilization_ = 0.0;
+  Timer end_timer_;
+  Timer progress_timer_;
+};
+
+}  // namespace hail

@@ -1,0 +1,223 @@
+#include "net/event_loop.h"
+
+#include <errno.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "core/clock.h"
+
+namespace hail {
+
+namespace {
+constexpr int kMaxEvents = 512;
+
+// The mailbox's IoHandler is the loop itself, marked by this sentinel pointer value.
+IoHandler* const kWakeHandler = reinterpret_cast<IoHandler*>(uintptr_t{1});
+}  // namespace
+
+Result<EventLoop*> EventLoop::create() {
+  int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd < 0) return make_error(std::string("epoll_create1: ") + std::strerror(errno));
+  int wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd < 0) {
+    int err = errno;
+    close(epoll_fd);
+    return make_error(std::string("eventfd: ") + std::strerror(err));
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = kWakeHandler;
+  if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &ev) != 0) {
+    int err = errno;
+    close(epoll_fd);
+    close(wake_fd);
+    return make_error(std::string("epoll_ctl: ") + std::strerror(err));
+  }
+  return new EventLoop(epoll_fd, wake_fd);
+}
+
+EventLoop::EventLoop(int epoll_fd, int wake_fd)
+    : epoll_fd_(epoll_fd), wake_fd_(wake_fd), now_ns_(mono_now_ns()), events_(kMaxEvents) {
+  heap_.reserve(64);
+}
+
+EventLoop::~EventLoop() {
+  for (Timer* t : heap_) t->heap_index = Timer::kNotArmed;
+  close(wake_fd_);
+  close(epoll_fd_);
+}
+
+int EventLoop::add(int fd, uint32_t events, IoHandler* handler) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = handler;
+  return epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : errno;
+}
+
+int EventLoop::modify(int fd, uint32_t events, IoHandler* handler) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = handler;
+  return epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev) == 0 ? 0 : errno;
+}
+
+void EventLoop::remove(int fd, IoHandler* handler) {
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  forget(handler);
+}
+
+void EventLoop::forget(IoHandler* handler) {
+  // Closing is rare next to reading, so a scan of the rest of the batch is cheaper than any
+  // generation scheme on the hot path.
+  for (int i = batch_next_; i < batch_size_; ++i) {
+    if (batch_[i].data.ptr == handler) batch_[i].data.ptr = nullptr;
+  }
+}
+
+uint64_t EventLoop::refresh_now_ns() {
+  now_ns_ = mono_now_ns();
+  return now_ns_;
+}
+
+void EventLoop::arm(Timer& timer, uint64_t deadline_ns) {
+  timer.deadline_ns = deadline_ns;
+  if (timer.armed()) {
+    heap_up(timer.heap_index);
+    heap_down(timer.heap_index);
+    return;
+  }
+  timer.heap_index = static_cast<uint32_t>(heap_.size());
+  heap_.push_back(&timer);
+  heap_up(timer.heap_index);
+}
+
+void EventLoop::cancel(Timer& timer) {
+  if (!timer.armed()) return;
+  heap_remove(timer.heap_index);
+}
+
+void EventLoop::heap_up(uint32_t i) {
+  Timer* t = heap_[i];
+  while (i > 0) {
+    uint32_t parent = (i - 1) / 2;
+    if (heap_[parent]->deadline_ns <= t->deadline_ns) break;
+    heap_[i] = heap_[parent];
+    heap_[i]->heap_index = i;
+    i = parent;
+  }
+  heap_[i] = t;
+  t->heap_index = i;
+}
+
+void EventLoop::heap_down(uint32_t i) {
+  Timer* t = heap_[i];
+  const uint32_t n = static_cast<uint32_t>(heap_.size());
+  for (;;) {
+    uint32_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && heap_[child + 1]->deadline_ns < heap_[child]->deadline_ns) ++child;
+    if (heap_[child]->deadline_ns >= t->deadline_ns) break;
+    heap_[i] = heap_[child];
+    heap_[i]->heap_index = i;
+    i = child;
+  }
+  heap_[i] = t;
+  t->heap_index = i;
+}
+
+void EventLoop::heap_remove(uint32_t i) {
+  Timer* removed = heap_[i];
+  Timer* last = heap_.back();
+  heap_.pop_back();
+  removed->heap_index = Timer::kNotArmed;
+  if (last == removed) return;
+  heap_[i] = last;
+  last->heap_index = i;
+  heap_up(i);
+  heap_down(last->heap_index);
+}
+
+void EventLoop::fire_timers() {
+  while (!heap_.empty() && heap_[0]->deadline_ns <= now_ns_) {
+    Timer* t = heap_[0];
+    heap_remove(0);
+    t->fn(t, t->ctx);
+    if (stopping_) return;
+  }
+}
+
+void EventLoop::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mailbox_mutex_);
+    stop_requested_ = true;
+  }
+  uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof one);
+}
+
+void EventLoop::post(std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> lock(mailbox_mutex_);
+    mailbox_.push_back(std::move(fn));
+  }
+  uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof one);
+}
+
+void EventLoop::drain_mailbox() {
+  uint64_t count;
+  [[maybe_unused]] ssize_t n = read(wake_fd_, &count, sizeof count);
+  std::vector<std::function<void()>> work;
+  {
+    std::lock_guard<std::mutex> lock(mailbox_mutex_);
+    work.swap(mailbox_);
+    if (stop_requested_) stopping_ = true;
+  }
+  for (auto& fn : work) fn();
+}
+
+void EventLoop::run() {
+  stopping_ = false;
+  {
+    std::lock_guard<std::mutex> lock(mailbox_mutex_);
+    if (stop_requested_) return;
+  }
+  while (!stopping_) {
+    timespec timeout;
+    timespec* timeout_ptr = nullptr;
+    if (!heap_.empty()) {
+      uint64_t deadline = heap_[0]->deadline_ns;
+      uint64_t wait_ns = deadline > now_ns_ ? deadline - now_ns_ : 0;
+      timeout.tv_sec = static_cast<time_t>(wait_ns / kNsPerSec);
+      timeout.tv_nsec = static_cast<long>(wait_ns % kNsPerSec);
+      timeout_ptr = &timeout;
+    }
+    // epoll_pwait2 takes a nanosecond timeout: timers are not rounded up to whole milliseconds.
+    int n = epoll_pwait2(epoll_fd_, events_.data(), kMaxEvents, timeout_ptr, nullptr);
+    now_ns_ = mono_now_ns();
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;  // can't happen with valid fds; leave the loop rather than spin
+    }
+    batch_ = events_.data();
+    batch_size_ = n;
+    for (batch_next_ = 0; batch_next_ < batch_size_ && !stopping_;) {
+      epoll_event& ev = batch_[batch_next_++];
+      IoHandler* handler = static_cast<IoHandler*>(ev.data.ptr);
+      if (handler == nullptr) continue;
+      if (handler == kWakeHandler) {
+        drain_mailbox();
+        continue;
+      }
+      handler->on_io(ev.events);
+    }
+    batch_size_ = 0;
+    batch_next_ = 0;
+    if (stopping_) break;
+    fire_timers();
+  }
+}
+
+}  // namespace hail

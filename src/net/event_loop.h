@@ -1,0 +1,98 @@
+// EventLoop: one epoll instance, its timers and a cross-thread mailbox. Owned by exactly one thread
+// (a load worker or a server reactor); only post() and stop() may be called from other threads.
+// Timers are intrusive (embedded in their owner) so arming one never allocates.
+#pragma once
+
+#include <sys/epoll.h>
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "core/result.h"
+
+namespace hail {
+
+// Receives readiness for one registered fd. `events` is the epoll mask (EPOLLIN, EPOLLOUT, EPOLLERR,
+// EPOLLHUP, EPOLLRDHUP).
+class IoHandler {
+ public:
+  virtual void on_io(uint32_t events) = 0;
+
+ protected:
+  ~IoHandler() = default;
+};
+
+// An intrusive timer. The owner embeds it, sets `fn`/`ctx` once, then arms and cancels it through the
+// loop. A timer must be cancelled (or have fired) before its owner is destroyed.
+struct Timer {
+  static constexpr uint32_t kNotArmed = UINT32_MAX;
+  using Fn = void (*)(Timer* timer, void* ctx);
+
+  Fn fn = nullptr;
+  void* ctx = nullptr;
+  uint64_t deadline_ns = 0;
+  uint32_t heap_index = kNotArmed;
+
+  bool armed() const { return heap_index != kNotArmed; }
+};
+
+class EventLoop {
+ public:
+  static Result<EventLoop*> create();  // caller owns (delete); Result because epoll/eventfd can fail
+  ~EventLoop();
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  // fd registration; return 0 or an errno value.
+  int add(int fd, uint32_t events, IoHandler* handler);
+  int modify(int fd, uint32_t events, IoHandler* handler);
+  // Deregisters fd and drops any event for `handler` still pending in the batch being dispatched,
+  // so a handler may close its fd (or be destroyed) from inside on_io.
+  void remove(int fd, IoHandler* handler);
+  // Drops pending events of this batch for `handler` without touching epoll (after close(fd), which
+  // removes the registration in the kernel already).
+  void forget(IoHandler* handler);
+
+  // Timers fire from run() at or after deadline_ns (CLOCK_MONOTONIC). Re-arming an armed timer moves it.
+  void arm(Timer& timer, uint64_t deadline_ns);
+  void cancel(Timer& timer);
+  size_t armed_timers() const { return heap_.size(); }
+
+  // Runs until stop(). Each wake-up reads the clock once; now_ns() is that reading.
+  void run();
+  // Thread-safe: ask run() to return after the current batch.
+  void stop();
+  // Loop thread only: return from run() before dispatching anything else.
+  void quit() { stopping_ = true; }
+  // Thread-safe: run `fn` on the loop's thread at its next wake-up.
+  void post(std::function<void()> fn);
+
+  uint64_t now_ns() const { return now_ns_; }
+  uint64_t refresh_now_ns();
+
+ private:
+  EventLoop(int epoll_fd, int wake_fd);
+  void drain_mailbox();
+  void fire_timers();
+  void heap_up(uint32_t i);
+  void heap_down(uint32_t i);
+  void heap_remove(uint32_t i);
+
+  int epoll_fd_;
+  int wake_fd_;
+  bool stopping_ = false;
+  uint64_t now_ns_ = 0;
+  std::vector<Timer*> heap_;
+  epoll_event* batch_ = nullptr;  // events of the batch being dispatched
+  int batch_next_ = 0;
+  int batch_size_ = 0;
+  std::vector<epoll_event> events_;
+
+  std::mutex mailbox_mutex_;
+  std::vector<std::function<void()>> mailbox_;
+  bool stop_requested_ = false;  // guarded by mailbox_mutex_
+};
+
+}  // namespace hail

@@ -1,0 +1,90 @@
+#include "report/json_report.h"
+
+#include "report/json_writer.h"
+#include "report/percentiles.h"
+
+#ifndef HAIL_VERSION_STRING
+#define HAIL_VERSION_STRING "0.0.0"
+#endif
+
+namespace hail {
+
+namespace {
+double us(double ns) { return ns / 1000.0; }
+
+void write_distribution(JsonWriter& j, const char* key, const Histogram& h) {
+  j.begin_object(key);
+  j.value("count", h.count());
+  if (h.count() == 0) {
+    j.null("min").null("mean").null("stdev").null("max");
+    for (const auto& p : kReportPercentiles) j.null(p.json_key);
+  } else {
+    j.value("min", us(static_cast<double>(h.min())));
+    j.value("mean", us(h.mean()));
+    j.value("stdev", us(h.stdev()));
+    j.value("max", us(static_cast<double>(h.max())));
+    for (const auto& p : kReportPercentiles) {
+      j.value(p.json_key, us(static_cast<double>(h.value_at_percentile(p.percentile))));
+    }
+  }
+  j.end_object();
+}
+}  // namespace
+
+std::string render_json_report(const RunResult& r) {
+  const Counters& c = r.counters;
+  JsonWriter j;
+  j.begin_object();
+  j.value("schema", kJsonSchema);
+  j.value("version", HAIL_VERSION_STRING);
+  j.value("url", r.url);
+  j.value("method", r.method);
+  j.value("http_version", r.http_minor == 0 ? "1.0" : "1.1");
+  j.value("keep_alive", r.keep_alive);
+  j.value("duration_s", r.duration_s());
+  j.value("warmup_s", static_cast<double>(r.warmup_ns) / 1e9);
+  j.value("timeout_s", static_cast<double>(r.timeout_ns) / 1e9);
+  j.value("connections", r.connections);
+  j.value("threads", r.threads);
+  j.value("connections_opened", c.connections_opened);
+  j.value("interrupted", r.interrupted);
+  j.begin_object("requests");
+  j.value("attempted", c.attempted);
+  j.value("completed", c.completed);
+  j.value("in_flight", c.in_flight);
+  if (r.requests_target > 0) j.value("target", r.requests_target);
+  j.value("interim_responses", c.interim_responses);
+  j.end_object();
+  j.begin_object("errors");
+  for (size_t i = 0; i < kErrorClassCount; ++i) {
+    j.value(error_class_name(static_cast<ErrorClass>(i)), c.errors[i]);
+  }
+  j.value("status", c.status_errors);
+  j.end_object();
+  j.begin_object("error_reasons");
+  for (const auto& [reason, count] : r.error_reasons) j.value(reason, count);
+  j.end_object();
+  j.begin_object("status_codes");
+  for (const auto& [code, count] : r.status_codes) j.value(std::to_string(code), count);
+  j.end_object();
+  j.begin_object("throughput");
+  j.value("requests_per_s", r.requests_per_s());
+  j.value("bytes_per_s", r.bytes_per_s());
+  j.value("bytes_read", c.bytes_read);
+  j.value("bytes_written", c.bytes_written);
+  j.end_object();
+  write_distribution(j, "latency_us", r.latency);
+  write_distribution(j, "connect_us", r.connect_time);
+  write_distribution(j, "ttfb_us", r.ttfb);
+  j.value("accounting_ok", r.accounting_holds());
+  j.begin_object("client");
+  j.value("max_worker_cpu_utilization", r.max_worker_cpu_utilization);
+  j.end_object();
+  j.begin_array("notes");
+  for (const auto& note : r.notes) j.element(note);
+  j.end_array();
+  j.end_object();
+  return j.str();
+}
+
+}  // namespace hail

@@ -1,0 +1,104 @@
+#include "report/text_report.h"
+
+#include <cstdio>
+#include <string>
+
+#include "core/units.h"
+#include "report/percentiles.h"
+
+#ifndef HAIL_VERSION_STRING
+#define HAIL_VERSION_STRING "0.0.0"
+#endif
+
+namespace hail {
+
+namespace {
+std::string dur(uint64_t ns) { return format_duration_ns(static_cast<double>(ns)); }
+std::string durd(double ns) { return format_duration_ns(ns); }
+
+void line(std::string& out, const char* fmt, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  out += buf;
+  out.push_back('\n');
+}
+
+void distribution_rows(std::string& out, const char* name, const Histogram& h) {
+  if (h.count() == 0) {
+    line(out, "  %-12s %10s", name, "-");
+    return;
+  }
+  line(out, "  %-12s %10s %10s %10s %10s %10s", name, durd(h.mean()).c_str(),
+       dur(h.value_at_percentile(50)).c_str(), dur(h.value_at_percentile(90)).c_str(),
+       dur(h.value_at_percentile(99)).c_str(), dur(h.max()).c_str());
+}
+}  // namespace
+
+std::string render_text_report(const RunResult& r) {
+  const Counters& c = r.counters;
+  std::string out;
+  line(out, "hail %s: %s test @ %s", HAIL_VERSION_STRING,
+       r.requests_target ? (std::to_string(r.requests_target) + " requests").c_str()
+                         : dur(r.duration_target_ns).c_str(),
+       r.url.c_str());
+  line(out, "  %u threads, %u connections, %s, HTTP/1.%d %s%s", r.threads, r.connections,
+       r.keep_alive ? "keep-alive" : "new connection per request", r.http_minor, r.method.c_str(),
+       r.warmup_ns ? (", warm-up " + dur(r.warmup_ns) + " excluded").c_str() : "");
+  if (r.interrupted) line(out, "  interrupted: partial run");
+  out.push_back('\n');
+
+  const Histogram& lat = r.latency;
+  line(out, "  %-12s %10s %10s %10s %10s", "Latency", "Mean", "Stdev", "Min", "Max");
+  if (lat.count() > 0) {
+    line(out, "  %-12s %10s %10s %10s %10s", "", durd(lat.mean()).c_str(),
+         durd(lat.stdev()).c_str(), dur(lat.min()).c_str(), dur(lat.max()).c_str());
+    std::string labels = "  Percentiles ";
+    std::string values = "              ";
+    for (const auto& p : kReportPercentiles) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%10s", p.text_label);
+      labels += buf;
+      std::snprintf(buf, sizeof buf, "%10s", dur(lat.value_at_percentile(p.percentile)).c_str());
+      values += buf;
+    }
+    out += labels + "\n" + values + "\n";
+  } else {
+    line(out, "  %-12s %10s", "", "no completed requests");
+  }
+  line(out, "  %-12s %10s %10s %10s %10s %10s", "", "Mean", "50%", "90%", "99%", "Max");
+  distribution_rows(out, "Connect", r.connect_time);
+  distribution_rows(out, "First byte", r.ttfb);
+  out.push_back('\n');
+
+  line(out, "  %llu requests in %s, %s read", static_cast<unsigned long long>(c.completed),
+       dur(r.duration_ns).c_str(), format_bytes(static_cast<double>(c.bytes_read)).c_str());
+  line(out, "Requests/sec: %12.2f", r.requests_per_s());
+  line(out, "Transfer/sec: %12s", format_bytes(r.bytes_per_s()).c_str());
+  out.push_back('\n');
+
+  std::string codes;
+  for (const auto& [code, count] : r.status_codes) {
+    if (!codes.empty()) codes += ", ";
+    codes += std::to_string(code) + ": " + std::to_string(count);
+  }
+  line(out, "  Status codes  %s", codes.empty() ? "none" : codes.c_str());
+  std::string errors;
+  for (size_t i = 0; i < kErrorClassCount; ++i) {
+    errors += std::string(error_class_name(static_cast<ErrorClass>(i))) + " " +
+              std::to_string(c.errors[i]) + ", ";
+  }
+  errors += "status " + std::to_string(c.status_errors);
+  line(out, "  Errors        %s", errors.c_str());
+  for (const auto& [reason, count] : r.error_reasons) {
+    line(out, "                %s (%llu)", reason.c_str(), static_cast<unsigned long long>(count));
+  }
+  line(out, "  Accounting    %llu attempted = %llu completed + %llu failed + %llu in flight%s",
+       static_cast<unsigned long long>(c.attempted), static_cast<unsigned long long>(c.completed),
+       static_cast<unsigned long long>(c.request_errors()),
+       static_cast<unsigned long long>(c.in_flight), r.accounting_holds() ? "" : "  (MISMATCH)");
+  line(out, "  Connections   %llu opened", static_cast<unsigned long long>(c.connections_opened));
+  for (const auto& note : r.notes) line(out, "  Note: %s", note.c_str());
+  return out;
+}
+
+}  // namespace hail

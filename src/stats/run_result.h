@@ -1,0 +1,60 @@
+// RunResult: the merged, immutable outcome of a run (all workers' recorders added up, plus what the
+// runner knows about the run itself). Built once by the runner after every worker has stopped; read
+// by reporters and front-ends from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "stats/histogram.h"
+#include "stats/recorder.h"
+
+namespace hail {
+
+struct RunResult {
+  // What was asked for.
+  std::string url;
+  std::string method = "GET";
+  uint32_t connections = 0;
+  uint32_t threads = 0;
+  bool keep_alive = true;
+  int http_minor = 1;
+  uint64_t requests_target = 0;  // -n; 0 in duration mode
+  uint64_t duration_target_ns = 0;
+  uint64_t warmup_ns = 0;
+  uint64_t timeout_ns = 0;
+
+  // What happened in the measured phase.
+  uint64_t duration_ns = 0;
+  bool interrupted = false;  // stopped early by SIGINT/SIGTERM
+  Counters counters;
+  std::map<int, uint64_t> status_codes;  // every status code seen
+  std::map<std::string, uint64_t> error_reasons;  // "connect: Connection refused" -> count
+  Histogram latency;
+  Histogram connect_time;
+  Histogram ttfb;
+
+  // Self-check of the generator: busiest worker thread's CPU time / wall time of the run.
+  double max_worker_cpu_utilization = 0.0;
+  std::vector<std::string> notes;  // plain-language warnings for the reports
+
+  double duration_s() const { return static_cast<double>(duration_ns) / 1e9; }
+  double requests_per_s() const {
+    return duration_ns ? static_cast<double>(counters.completed) / duration_s() : 0.0;
+  }
+  double bytes_per_s() const {
+    return duration_ns ? static_cast<double>(counters.bytes_read) / duration_s() : 0.0;
+  }
+  // attempted == completed + request errors + in flight; false means a bug, and reports say so.
+  bool accounting_holds() const {
+    return counters.attempted ==
+           counters.completed + counters.request_errors() + counters.in_flight;
+  }
+
+  // Adds one worker's recorder into this result.
+  void add(const Recorder& recorder);
+};
+
+}  // namespace hail

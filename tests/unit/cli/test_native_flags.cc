@@ -1,0 +1,145 @@
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/arg_parser.h"
+#include "cli/native_flags.h"
+
+namespace hail {
+namespace {
+
+NativeCommand parse_ok(std::vector<std::string> args) {
+  auto r = parse_native_flags(args);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? r.value() : NativeCommand{};
+}
+
+std::string parse_err(std::vector<std::string> args) {
+  auto r = parse_native_flags(args);
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : r.error().message;
+}
+
+TEST(NativeFlags, Defaults) {
+  NativeCommand c = parse_ok({"http://127.0.0.1:8080/x?y=1"});
+  EXPECT_EQ(c.run.connections, 50u);
+  EXPECT_EQ(c.run.threads, 0u);
+  EXPECT_EQ(c.run.duration_ns, 10'000'000'000u);
+  EXPECT_EQ(c.run.requests, 0u);
+  EXPECT_EQ(c.run.timeout_ns, 5'000'000'000u);
+  EXPECT_EQ(c.run.request.method, "GET");
+  EXPECT_EQ(c.run.request.path, "/x?y=1");
+  EXPECT_EQ(c.run.request.authority, "127.0.0.1:8080");
+  EXPECT_TRUE(c.run.request.keep_alive);
+  EXPECT_EQ(c.run.request.http_minor, 1);
+  EXPECT_FALSE(c.quiet);
+  EXPECT_TRUE(c.json_path.empty());
+}
+
+TEST(NativeFlags, ShortLongAndAttachedForms) {
+  NativeCommand c = parse_ok({"-c10", "-t", "2", "--duration=3s", "--timeout", "250ms", "-q",
+                              "http://localhost/", "--json", "-", "--warmup", "1s"});
+  EXPECT_EQ(c.run.connections, 10u);
+  EXPECT_EQ(c.run.threads, 2u);
+  EXPECT_EQ(c.run.duration_ns, 3'000'000'000u);
+  EXPECT_EQ(c.run.timeout_ns, 250'000'000u);
+  EXPECT_EQ(c.run.warmup_ns, 1'000'000'000u);
+  EXPECT_TRUE(c.quiet);
+  EXPECT_EQ(c.json_path, "-");
+}
+
+TEST(NativeFlags, RequestsAloneHasNoTimeLimit) {
+  EXPECT_EQ(parse_ok({"-n", "1000", "http://h/"}).run.duration_ns, 0u);
+  NativeCommand both = parse_ok({"-n", "1k", "-d", "2s", "http://h/"});
+  EXPECT_EQ(both.run.requests, 1000u);
+  EXPECT_EQ(both.run.duration_ns, 2'000'000'000u);
+}
+
+TEST(NativeFlags, ThreadsNeverExceedConnections) {
+  EXPECT_EQ(parse_ok({"-c", "3", "-t", "8", "http://h/"}).run.threads, 3u);
+}
+
+TEST(NativeFlags, RequestShape) {
+  NativeCommand c = parse_ok({"-H", "Host: example", "-H", "X-A: 1", "--body", "abc",
+                              "--http1.0", "--no-keepalive", "http://h/"});
+  EXPECT_EQ(c.run.request.method, "POST");  // a body without -m
+  EXPECT_EQ(c.run.request.body, "abc");
+  EXPECT_EQ(c.run.request.http_minor, 0);
+  EXPECT_FALSE(c.run.request.keep_alive);
+  ASSERT_EQ(c.run.request.headers.size(), 2u);
+  EXPECT_EQ(c.run.request.headers[0].first, "Host");
+  EXPECT_EQ(c.run.request.headers[0].second, "example");
+  EXPECT_EQ(parse_ok({"-m", "PUT", "--body", "x", "http://h/"}).run.request.method, "PUT");
+}
+
+TEST(NativeFlags, BodyFile) {
+  char path[] = "/tmp/hail-body-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, "hello\0world", 11), 11);
+  close(fd);
+  NativeCommand c = parse_ok({"--body-file", path, "http://h/"});
+  EXPECT_EQ(c.run.request.body, std::string("hello\0world", 11));
+  unlink(path);
+}
+
+TEST(NativeFlags, HelpAndVersionNeedNoUrl) {
+  EXPECT_TRUE(parse_ok({"--help"}).show_help);
+  EXPECT_TRUE(parse_ok({"-V"}).show_version);
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string message_contains;
+};
+
+TEST(NativeFlags, BadInputNamesTheProblem) {
+  const BadCase cases[] = {
+      {{"--bogus", "http://h/"}, "unknown option --bogus"},
+      {{"-Z", "http://h/"}, "unknown option -Z"},
+      {{"-d", "10x", "http://h/"}, "-d"},
+      {{"-d", "10x", "http://h/"}, "10x"},
+      {{"-d", "0", "http://h/"}, "greater than zero"},
+      {{"-c", "0", "http://h/"}, "-c must be at least 1"},
+      {{"-c", "-5", "http://h/"}, "-c"},
+      {{"-n", "0", "http://h/"}, "-n must be at least 1"},
+      {{"-t", "0", "http://h/"}, "-t must be at least 1"},
+      {{"-c", "abc", "http://h/"}, "abc"},
+      {{"-c", "99999999", "http://h/"}, "too large"},
+      {{"--timeout", "-1s", "http://h/"}, "--timeout"},
+      {{"-H", "NoColon", "http://h/"}, "-H"},
+      {{"ftp://h/"}, "unsupported URL scheme \"ftp\""},
+      {{"https://h/"}, "only http:// is supported"},
+      {{"--body-file", "/nonexistent/hail-body", "http://h/"}, "cannot read --body-file"},
+      {{"--body", "a", "--body-file", "/etc/hostname", "http://h/"}, "together"},
+      {{}, "missing URL"},
+      {{"http://a/", "http://b/"}, "unexpected argument"},
+      {{"-c"}, "needs a value"},
+      {{"--quiet=yes", "http://h/"}, "takes no value"},
+      {{"-m", "GE T", "http://h/"}, "-m"},
+  };
+  for (const auto& c : cases) {
+    std::string msg = parse_err(c.args);
+    EXPECT_NE(msg.find(c.message_contains), std::string::npos)
+        << "message \"" << msg << "\" lacks \"" << c.message_contains << "\"";
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
+  }
+}
+
+TEST(ArgParser, ShortClustersAndDashes) {
+  constexpr FlagSpec specs[] = {{1, 'q', "quiet", false}, {2, 'c', "conns", true}};
+  auto r = parse_args(specs, {"-qc5", "pos", "--", "-x", "y"});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->flags.size(), 2u);
+  EXPECT_EQ(r->flags[0].id, 1);
+  EXPECT_EQ(r->flags[1].value, "5");
+  EXPECT_EQ(r->positionals, std::vector<std::string>{"pos"});
+  EXPECT_EQ(r->after_dashes, (std::vector<std::string>{"-x", "y"}));
+}
+
+}  // namespace
+}  // namespace hail
