@@ -46,8 +46,12 @@ Result<uint16_t> parse_port(std::string_view text, std::string_view port) {
 }  // namespace
 
 std::string Url::authority() const {
-  std::string out = host_is_ipv6 ? "[" + host + "]" : host;
-  if (port != default_port(scheme)) out += ":" + std::to_string(port);
+  // Appends rather than operator+ chains: GCC 12 warns falsely (-Wrestrict) on "[" + host.
+  std::string out;
+  if (host_is_ipv6) out.append(1, '[');
+  out.append(host);
+  if (host_is_ipv6) out.append(1, ']');
+  if (port != default_port(scheme)) out.append(1, ':').append(std::to_string(port));
   return out;
 }
 
@@ -85,7 +89,9 @@ Result<Url> parse_url(std::string_view text) {
   std::string_view target =
       authority_end == std::string_view::npos ? std::string_view{} : rest.substr(authority_end);
   target = target.substr(0, target.find('#'));  // the fragment never goes on the wire
-  url.path = target.empty() || target[0] != '/' ? "/" + std::string(target) : std::string(target);
+  url.path.clear();
+  if (target.empty() || target[0] != '/') url.path.push_back('/');
+  url.path.append(target);
 
   if (authority.find('@') != std::string_view::npos) {
     return fail(text, "user info (user:password@) is not supported; send an Authorization header");

@@ -1,6 +1,7 @@
 #include "http/chunked_decoder.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace hail {
 
@@ -17,7 +18,15 @@ inline int hex_value(unsigned char c) {
 // CTLs other than HTAB (CR and LF are handled before this test) and DEL never appear in extensions
 // or trailer fields (RFC 9110 §5.5); a NUL or stray control byte means we are not reading chunked
 // framing at all, so stop instead of skipping garbage.
-inline bool is_bad_ctl(unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7f; }
+inline bool is_bad_ctl(unsigned char c) {
+  return (c < 0x20 && c != '\t') || c == 0x7f;
+}
+
+// tchar (RFC 9110 §5.6.2): what a field name is made of.
+inline bool is_tchar(unsigned char c) {
+  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
+  return c != 0 && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
+}
 
 }  // namespace
 
@@ -65,7 +74,8 @@ bool ChunkedDecoder::step(unsigned char c) {
       if (++line_bytes_ > kMaxSizeLineBytes) return fail("chunk size line too long");
       break;
     case State::kTrailerStart:
-    case State::kTrailerLine:
+    case State::kTrailerName:
+    case State::kTrailerValue:
     case State::kTrailerLineLf:
     case State::kTrailerEndLf:
       if (++trailer_bytes_ > kMaxTrailerBytes) return fail("trailer section too large");
@@ -145,13 +155,23 @@ bool ChunkedDecoder::step(unsigned char c) {
         state_ = State::kTrailerEndLf;
       } else if (c == '\n') {
         state_ = State::kDone;
-      } else if (is_bad_ctl(c)) {
-        return fail("bad trailer field");
+      } else if (is_tchar(c)) {
+        state_ = State::kTrailerName;
+      } else if ((c == ' ' || c == '\t') && trailer_field_seen_) {
+        state_ = State::kTrailerValue;  // obs-fold continuation of the previous field
       } else {
-        state_ = State::kTrailerLine;
+        return fail("bad trailer field");
       }
       return true;
-    case State::kTrailerLine:
+    case State::kTrailerName:
+      if (c == ':') {
+        state_ = State::kTrailerValue;
+        trailer_field_seen_ = true;
+      } else if (!is_tchar(c)) {
+        return fail("bad trailer field");
+      }
+      return true;
+    case State::kTrailerValue:
       if (c == '\r') {
         state_ = State::kTrailerLineLf;
       } else if (c == '\n') {

@@ -1,6 +1,6 @@
-// ChunkedDecoder: streaming decoder of the chunked transfer coding (RFC 9112 §7.1) for response bodies.
-// Owned by Http1ResponseParser (http layer); pure state machine, no I/O, no allocation.
-// One thread at a time (the owning connection's worker).
+// ChunkedDecoder: streaming decoder of the chunked transfer coding (RFC 9112 §7.1) for response
+// bodies. Owned by Http1ResponseParser (http layer); pure state machine, no I/O, no allocation. One
+// thread at a time (the owning connection's worker).
 #pragma once
 
 #include <cstddef>
@@ -17,7 +17,9 @@ namespace hail {
 // - line terminators: CRLF, or a bare LF (RFC 9112 §2.2 lets a recipient accept a lone LF, and curl
 //   does). A CR not followed by LF is an error: that is where parsers disagree about framing.
 // - after chunk data, CRLF (or LF) is required; anything else is an error.
-// - the trailer section after the last chunk is skipped line by line, bounded by kMaxTrailerBytes.
+// - the trailer section after the last chunk is skipped, bounded by kMaxTrailerBytes, but each line
+//   must look like a field line (a token, then ':'; or an obs-fold continuation): otherwise a
+//   server that forgot the final CRLF would have the next response's head swallowed as "trailers".
 // Bounded line lengths mean a hostile peer cannot keep the decoder busy outside chunk data forever.
 class ChunkedDecoder {
  public:
@@ -54,20 +56,21 @@ class ChunkedDecoder {
 
  private:
   enum class State : uint8_t {
-    kSizeStart,       // first hex digit of a chunk-size
-    kSize,            // more hex digits
-    kSizeBws,         // SP/HTAB after the size
-    kExt,             // inside chunk extensions, outside quotes
-    kExtQuoted,       // inside a quoted-string of an extension value
-    kExtQuotedEscape, // after a backslash inside a quoted-string
-    kSizeLf,          // CR seen at the end of the chunk-size line
-    kData,            // chunk data, remaining_ > 0
-    kDataEnd,         // CRLF after the data expected
-    kDataLf,          // CR after the data seen
-    kTrailerStart,    // start of a trailer line or of the final empty line
-    kTrailerLine,     // inside a trailer field line
-    kTrailerLineLf,   // CR inside the trailer section seen
-    kTrailerEndLf,    // CR of the final empty line seen
+    kSizeStart,        // first hex digit of a chunk-size
+    kSize,             // more hex digits
+    kSizeBws,          // SP/HTAB after the size
+    kExt,              // inside chunk extensions, outside quotes
+    kExtQuoted,        // inside a quoted-string of an extension value
+    kExtQuotedEscape,  // after a backslash inside a quoted-string
+    kSizeLf,           // CR seen at the end of the chunk-size line
+    kData,             // chunk data, remaining_ > 0
+    kDataEnd,          // CRLF after the data expected
+    kDataLf,           // CR after the data seen
+    kTrailerStart,     // start of a trailer line or of the final empty line
+    kTrailerName,      // inside a trailer field name
+    kTrailerValue,     // inside a trailer field value (after the colon)
+    kTrailerLineLf,    // CR inside the trailer section seen
+    kTrailerEndLf,     // CR of the final empty line seen
     kDone,
     kError,
   };
@@ -78,11 +81,12 @@ class ChunkedDecoder {
   void end_size_line();
 
   State state_ = State::kSizeStart;
-  uint64_t size_ = 0;        // chunk-size being parsed
-  uint64_t remaining_ = 0;   // chunk data left in the current chunk
+  uint64_t size_ = 0;       // chunk-size being parsed
+  uint64_t remaining_ = 0;  // chunk data left in the current chunk
   uint64_t data_bytes_ = 0;
-  size_t line_bytes_ = 0;    // bytes of the current chunk-size line
+  size_t line_bytes_ = 0;  // bytes of the current chunk-size line
   size_t trailer_bytes_ = 0;
+  bool trailer_field_seen_ = false;  // an obs-fold line may continue it
   const char* error_reason_ = nullptr;
 };
 

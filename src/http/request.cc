@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstring>
 
 #ifndef HAIL_VERSION_STRING
 #define HAIL_VERSION_STRING "0.1.0"
@@ -15,13 +16,7 @@ namespace {
 //         / DIGIT / ALPHA
 bool is_tchar(unsigned char c) {
   if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-  switch (c) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-':
-    case '.': case '^': case '_': case '`': case '|': case '~':
-      return true;
-    default:
-      return false;
-  }
+  return c != 0 && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
 }
 
 bool is_token(std::string_view s) {

@@ -14,11 +14,11 @@ namespace hail {
 
 struct RequestSpec {
   std::string method = "GET";
-  std::string path = "/";      // request-target, sent verbatim
-  std::string authority;       // Host header value
+  std::string path = "/";                                    // request-target, sent verbatim
+  std::string authority;                                     // Host header value
   std::vector<std::pair<std::string, std::string>> headers;  // user -H, in order, case kept
   std::string body;
-  int http_minor = 1;          // 0 or 1
+  int http_minor = 1;  // 0 or 1
   bool keep_alive = true;
 };
 

@@ -24,24 +24,35 @@ llhttp_settings_t make_settings(bool capture, llhttp_cb on_headers_complete,
   return s;
 }
 
-inline bool is_ows(char c) { return c == ' ' || c == '\t'; }
+inline bool is_ows(char c) {
+  return c == ' ' || c == '\t';
+}
 
 }  // namespace
 
 const char* parse_error_kind_name(ParseErrorKind kind) {
   switch (kind) {
-    case ParseErrorKind::kNone: return "none";
-    case ParseErrorKind::kClosedBeforeResponse: return "closed before response";
-    case ParseErrorKind::kTruncated: return "truncated response";
-    case ParseErrorKind::kBadHead: return "bad response head";
-    case ParseErrorKind::kHeadTooLarge: return "response head too large";
-    case ParseErrorKind::kBadFraming: return "bad body framing";
-    case ParseErrorKind::kBadChunk: return "bad chunked body";
+    case ParseErrorKind::kNone:
+      return "none";
+    case ParseErrorKind::kClosedBeforeResponse:
+      return "closed before response";
+    case ParseErrorKind::kTruncated:
+      return "truncated response";
+    case ParseErrorKind::kBadHead:
+      return "bad response head";
+    case ParseErrorKind::kHeadTooLarge:
+      return "response head too large";
+    case ParseErrorKind::kBadFraming:
+      return "bad body framing";
+    case ParseErrorKind::kBadChunk:
+      return "bad chunked body";
   }
   return "?";
 }
 
-Http1ResponseParser::Http1ResponseParser() { begin_response(false); }
+Http1ResponseParser::Http1ResponseParser() {
+  begin_response(false);
+}
 
 void Http1ResponseParser::init_llhttp() {
   static const llhttp_settings_t kFast =
@@ -133,7 +144,7 @@ ParseResult Http1ResponseParser::feed(const char* data, size_t len) {
       }
       case State::kBodyLength: {
         size_t n = static_cast<size_t>(std::min<uint64_t>(remaining_, len - pos));
-        if (capturing_body()) capture_body(data + pos, n);
+        if (capture_active_) capture_body(data + pos, n);
         remaining_ -= n;
         body_bytes_ += n;
         pos += n;
@@ -144,10 +155,9 @@ ParseResult Http1ResponseParser::feed(const char* data, size_t len) {
         return {ParseStatus::kNeedMore, len};
       }
       case State::kBodyChunked: {
-        ChunkedDecoder::Result r =
-            capturing_body()
-                ? chunked_.feed(data + pos, len - pos, &on_chunk_data, this)
-                : chunked_.feed(data + pos, len - pos);
+        ChunkedDecoder::Result r = capture_active_
+                                       ? chunked_.feed(data + pos, len - pos, &on_chunk_data, this)
+                                       : chunked_.feed(data + pos, len - pos);
         body_bytes_ = chunked_.data_bytes();
         pos += r.consumed;
         if (r.status == ChunkedDecoder::Status::kError) {
@@ -159,7 +169,7 @@ ParseResult Http1ResponseParser::feed(const char* data, size_t len) {
       }
       case State::kBodyUntilClose: {
         size_t n = len - pos;
-        if (capturing_body()) capture_body(data + pos, n);
+        if (capture_active_) capture_body(data + pos, n);
         body_bytes_ += n;
         return {ParseStatus::kNeedMore, len};
       }
@@ -188,7 +198,12 @@ ParseResult Http1ResponseParser::feed_head(const char* data, size_t len) {
   // On a pause or an error llhttp reports where it stopped; after our pause in
   // on_headers_complete that is just past the LF ending the header section.
   size_t used = static_cast<size_t>(llhttp_get_error_pos(&llhttp_) - data);
-  if (bare_cr_in(data, used)) return fail(ParseErrorKind::kBadHead, "bare CR in header section", used);
+  // On an error the byte llhttp stopped at is scanned too: when it follows a CR, the bare CR is
+  // the better explanation, and the bytes scanned do not depend on how the input was split.
+  size_t scan = err == HPE_PAUSED ? used : std::min(used + 1, n);
+  if (bare_cr_in(data, scan)) {
+    return fail(ParseErrorKind::kBadHead, "bare CR in header section", used);
+  }
   if (err != HPE_PAUSED) {
     ParseErrorKind kind = ParseErrorKind::kBadHead;
     if (err == HPE_UNEXPECTED_CONTENT_LENGTH || err == HPE_INVALID_CONTENT_LENGTH ||
@@ -230,8 +245,8 @@ bool Http1ResponseParser::on_head_complete() {
   http_minor_ = minor;
 
   const uint16_t flags = llhttp_.flags;
-  bool keep_alive = (flags & F_CONNECTION_CLOSE) == 0 &&
-                    (minor == 1 || (flags & F_CONNECTION_KEEP_ALIVE) != 0);
+  bool keep_alive =
+      (flags & F_CONNECTION_CLOSE) == 0 && (minor == 1 || (flags & F_CONNECTION_KEEP_ALIVE) != 0);
   if (head_request_ || status == 101 || status == 204 || status == 304) {
     // No body whatever the framing fields say (RFC 9112 §6.3 rules 1 and 2).
     state_ = State::kComplete;
@@ -241,7 +256,8 @@ bool Http1ResponseParser::on_head_complete() {
   if ((flags & F_TRANSFER_ENCODING) != 0) {
     // llhttp has already rejected Transfer-Encoding together with Content-Length, and sets
     // F_CHUNKED only when chunked is the final coding.
-    if (minor == 0) keep_alive = false;  // RFC 9112 §6.1: framing of a 1.0 message with T-E is suspect
+    if (minor == 0)
+      keep_alive = false;  // RFC 9112 §6.1: framing of a 1.0 message with T-E is suspect
     if ((flags & F_CHUNKED) != 0) {
       chunked_.reset();
       state_ = State::kBodyChunked;
@@ -301,6 +317,7 @@ size_t Http1ResponseParser::skippable_body_bytes() const {
 }
 
 ParseResult Http1ResponseParser::skip_body(size_t n) {
+  ParseStatus status = ParseStatus::kNeedMore;
   switch (state_) {
     case State::kBodyLength:
       n = static_cast<size_t>(std::min<uint64_t>(n, remaining_));
@@ -308,27 +325,31 @@ ParseResult Http1ResponseParser::skip_body(size_t n) {
       body_bytes_ += n;
       if (remaining_ == 0) {
         state_ = State::kComplete;
-        return {ParseStatus::kComplete, n};
+        status = ParseStatus::kComplete;
       }
-      return {ParseStatus::kNeedMore, n};
+      break;
     case State::kBodyChunked:
       n = static_cast<size_t>(std::min<uint64_t>(n, chunked_.data_remaining()));
       chunked_.skip_data(n);
       body_bytes_ = chunked_.data_bytes();
-      return {ParseStatus::kNeedMore, n};
+      break;
     case State::kBodyUntilClose:
       body_bytes_ += n;
-      return {ParseStatus::kNeedMore, n};
+      break;
     case State::kComplete:
       return {ParseStatus::kComplete, 0};
     case State::kError:
       return {ParseStatus::kError, 0};
     case State::kHead:
-      break;
+      return {ParseStatus::kNeedMore, 0};
   }
-  return {ParseStatus::kNeedMore, 0};
+  // Skipping is only offered once the capture is full, so whatever is skipped is cut off.
+  if (capture_active_ && n > 0) body_truncated_ = true;
+  return {status, n};
 }
 
+// Called for every body byte in capture mode, also once the cap is reached, so that
+// body_truncated() does not depend on how the bytes were split.
 void Http1ResponseParser::capture_body(const char* data, size_t len) {
   size_t room = max_capture_body_bytes_ - body_.size();
   if (len > room) {
@@ -376,7 +397,7 @@ int Http1ResponseParser::on_header_value_complete(llhttp_t* p) {
 
 void Http1ResponseParser::on_chunk_data(void* ctx, const char* data, size_t len) {
   auto* self = static_cast<Http1ResponseParser*>(ctx);
-  if (self->capturing_body()) self->capture_body(data, len);
+  self->capture_body(data, len);
 }
 
 }  // namespace hail

@@ -41,8 +41,9 @@ const char* parse_error_kind_name(ParseErrorKind kind);
 
 // Decisions worth knowing before reading the code:
 // - llhttp runs with LENIENT_HEADERS only: header lines ending in a bare LF are accepted (curl and
-//   wrk accept them), as are control bytes in field values and whitespace before the colon. None of
-//   this can change framing. The other lenient flags stay off: Content-Length together with
+//   wrk accept them), as are control bytes (NUL included) in field values and whitespace before the
+//   colon. None of this can move a frame boundary, and checking values ourselves would cost a scan
+//   of every head. The other lenient flags stay off: Content-Length together with
 //   Transfer-Encoding, and duplicate Content-Length fields (even equal ones), are errors.
 // - Whatever llhttp's build mode, a CR that is not followed by LF anywhere in the header section is
 //   an error (RFC 9112 §2.2 allows rejecting it): llhttp's loose mode would read "\rX" as a line
@@ -54,7 +55,10 @@ const char* parse_error_kind_name(ParseErrorKind kind);
 //   Transfer-Encoding with chunked last is chunked; other Transfer-Encoding reads until close;
 //   Content-Length gives the length; otherwise until close.
 // - Keep-alive: "Connection: close" always closes; HTTP/1.0 needs "Connection: keep-alive";
-//   read-until-close bodies, 101 and HTTP/1.0 with Transfer-Encoding (RFC 9112 §6.1) never keep alive.
+//   read-until-close bodies, 101 and HTTP/1.0 with Transfer-Encoding (RFC 9112 §6.1) never keep
+//   alive.
+// - Empty lines before a status line are skipped (llhttp does), so a stray CRLF that a server
+//   sends after a body does not break the next response on a keep-alive connection.
 // - Pointers passed to feed() are not retained after it returns.
 class Http1ResponseParser {
  public:
@@ -88,7 +92,8 @@ class Http1ResponseParser {
   // close (everything up to the close is body). 0 elsewhere, and while capture still wants bytes.
   size_t skippable_body_bytes() const;
   // The caller discarded n <= skippable_body_bytes() bytes. Returns kComplete when that ended a
-  // Content-Length body, otherwise kNeedMore; consumed == n.
+  // Content-Length body, otherwise kNeedMore (chunk data still needs its CRLF fed); consumed is
+  // the bytes accounted for (n, clipped to what was skippable).
   ParseResult skip_body(size_t n);
   bool in_body_until_close() const { return state_ == State::kBodyUntilClose; }
 
@@ -106,9 +111,10 @@ class Http1ResponseParser {
   const char* error_reason() const { return error_reason_ != nullptr ? error_reason_ : ""; }
 
   // Capture mode: off by default and then free. When on (takes effect at the next begin_response,
-  // or at once if no byte of the current response was fed), the final response's header fields (in order, names as sent, values without
-  // surrounding whitespace, obs-fold joined) and body (decoded, up to max_body_bytes; the rest is
-  // counted but dropped and body_truncated() set) are kept until the next begin_response.
+  // or at once if no byte of the current response was fed), the final response's header fields (in
+  // order, names as sent, values without surrounding whitespace, obs-fold joined) and body
+  // (decoded, up to max_body_bytes; the rest is counted but dropped and body_truncated() set) are
+  // kept until the next begin_response.
   void set_capture(bool on, size_t max_body_bytes = kDefaultMaxCaptureBodyBytes);
   bool capture() const { return capture_; }
   const std::vector<std::pair<std::string, std::string>>& headers() const { return headers_; }
@@ -116,7 +122,14 @@ class Http1ResponseParser {
   bool body_truncated() const { return body_truncated_; }
 
  private:
-  enum class State : uint8_t { kHead, kBodyLength, kBodyChunked, kBodyUntilClose, kComplete, kError };
+  enum class State : uint8_t {
+    kHead,
+    kBodyLength,
+    kBodyChunked,
+    kBodyUntilClose,
+    kComplete,
+    kError
+  };
 
   void init_llhttp();
   ParseResult feed_head(const char* data, size_t len);
@@ -124,9 +137,7 @@ class Http1ResponseParser {
   bool on_head_complete();
   bool bare_cr_in(const char* data, size_t len);
   ParseResult fail(ParseErrorKind kind, const char* reason, size_t consumed);
-  bool capturing_body() const {
-    return capture_active_ && body_.size() < max_capture_body_bytes_;
-  }
+  bool capturing_body() const { return capture_active_ && body_.size() < max_capture_body_bytes_; }
   void capture_body(const char* data, size_t len);
 
   static int on_headers_complete(llhttp_t* p);
@@ -146,15 +157,15 @@ class Http1ResponseParser {
   int http_major_ = 0;
   int http_minor_ = 0;
   uint32_t interim_responses_ = 0;
-  size_t head_bytes_ = 0;    // of the current head
-  uint64_t remaining_ = 0;   // Content-Length body left
+  size_t head_bytes_ = 0;   // of the current head
+  uint64_t remaining_ = 0;  // Content-Length body left
   uint64_t body_bytes_ = 0;
   const char* error_reason_ = nullptr;
   ChunkedDecoder chunked_;
 
-  bool capture_ = false;          // requested
-  bool capture_active_ = false;   // in effect for the current response
-  bool field_done_ = true;        // the next on_header_field starts a new field
+  bool capture_ = false;         // requested
+  bool capture_active_ = false;  // in effect for the current response
+  bool field_done_ = true;       // the next on_header_field starts a new field
   bool body_truncated_ = false;
   size_t max_capture_body_bytes_ = kDefaultMaxCaptureBodyBytes;
   std::vector<std::pair<std::string, std::string>> headers_;

@@ -20,9 +20,12 @@ std::string SocketAddress::to_string() const {
   if (family() == AF_INET6) {
     const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&storage);
     inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
-    std::string out = "[" + std::string(text);
-    if (v6->sin6_scope_id != 0) out += "%" + std::to_string(v6->sin6_scope_id);
-    return out + "]:" + std::to_string(ntohs(v6->sin6_port));
+    // Appends rather than operator+ chains: GCC 12 warns falsely (-Wrestrict) on "[" + text.
+    std::string out(1, '[');
+    out.append(text);
+    if (v6->sin6_scope_id != 0) out.append(1, '%').append(std::to_string(v6->sin6_scope_id));
+    out.append("]:").append(std::to_string(ntohs(v6->sin6_port)));
+    return out;
   }
   return "<address family " + std::to_string(family()) + ">";
 }

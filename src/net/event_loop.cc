@@ -180,10 +180,8 @@ void EventLoop::drain_mailbox() {
 
 void EventLoop::run() {
   stopping_ = false;
-  {
-    std::lock_guard<std::mutex> lock(mailbox_mutex_);
-    if (stop_requested_) return;
-  }
+  // Work posted before run() (and a stop() that raced ahead of it) is honoured before any wait.
+  drain_mailbox();
   while (!stopping_) {
     timespec timeout;
     timespec* timeout_ptr = nullptr;

@@ -41,7 +41,8 @@ std::string render_text_report(const RunResult& r) {
        r.requests_target ? (std::to_string(r.requests_target) + " requests").c_str()
                          : dur(r.duration_target_ns).c_str(),
        r.url.c_str());
-  line(out, "  %u threads, %u connections, %s, HTTP/1.%d %s%s", r.threads, r.connections,
+  line(out, "  %u thread%s, %u connection%s, %s, HTTP/1.%d %s%s", r.threads,
+       r.threads == 1 ? "" : "s", r.connections, r.connections == 1 ? "" : "s",
        r.keep_alive ? "keep-alive" : "new connection per request", r.http_minor, r.method.c_str(),
        r.warmup_ns ? (", warm-up " + dur(r.warmup_ns) + " excluded").c_str() : "");
   if (r.interrupted) line(out, "  interrupted: partial run");

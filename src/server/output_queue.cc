@@ -8,7 +8,7 @@
 namespace hail {
 
 const char kBodyPattern[kBodyPatternPeriod + 1] =
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_\n";
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-\n";
 static_assert(sizeof kBodyPattern == kBodyPatternPeriod + 1);
 static_assert(kBodyPatternBufferBytes % kBodyPatternPeriod == 0);
 

@@ -1,14 +1,14 @@
 // ChunkedDecoder: every input decoded whole, at every split, one byte at a time, next to a guard
-// page, and with chunk data skipped instead of fed; all must agree on status, consumed bytes and data.
-#include "http/chunked_decoder.h"
-
+// page, and with chunk data skipped instead of fed; all must agree on status, consumed bytes and
+// data.
 #include <gtest/gtest.h>
 
 #include <numeric>
 #include <string>
 #include <vector>
 
-#include "unit/http/feed_harness.h"
+#include "http/chunked_decoder.h"
+#include "unit/http/response_trace.h"
 
 namespace hail::test {
 namespace {
@@ -114,14 +114,19 @@ TEST(ChunkedDecoder, StopsRightAfterTheLastCrlf) {
 }
 
 TEST(ChunkedDecoder, HexCaseAndLeadingZeros) {
-  std::string s = "00000000000000000000000000000000000A\r\n0123456789\r\n0f\r\n0123456789abcde\r\n"
-                  "1F\r\n0123456789abcdef0123456789abcde\r\n000\r\n\r\n";
-  check(s, Done(s.size(), "0123456789" "0123456789abcde" "0123456789abcdef0123456789abcde"));
+  std::string s =
+      "00000000000000000000000000000000000A\r\n0123456789\r\n0f\r\n0123456789abcde\r\n"
+      "1F\r\n0123456789abcdef0123456789abcde\r\n000\r\n\r\n";
+  check(s, Done(s.size(),
+                "0123456789"
+                "0123456789abcde"
+                "0123456789abcdef0123456789abcde"));
 }
 
 TEST(ChunkedDecoder, ExtensionsAreSkipped) {
-  std::string s = "3;name=value\r\nabc\r\n2 ; a ; b=\"q;uo\\\"te\\\\d\" ;c=\r\nde\r\n"
-                  "1;\"odd\"\r\nf\r\n0;last=\"x\"\r\n\r\n";
+  std::string s =
+      "3;name=value\r\nabc\r\n2 ; a ; b=\"q;uo\\\"te\\\\d\" ;c=\r\nde\r\n"
+      "1;\"odd\"\r\nf\r\n0;last=\"x\"\r\n\r\n";
   check(s, Done(s.size(), "abcdef"));
 }
 
@@ -187,13 +192,25 @@ TEST(ChunkedDecoder, BadExtensions) {
   check("1;a\x7f\r\nx\r\n", Error(3, ""));
 }
 
+TEST(ChunkedDecoder, TrailerObsFoldAndEmptyValue) {
+  std::string s = "1\r\nx\r\n0\r\nX-Long: a\r\n  b\r\n\tc\r\nEmpty:\r\n\r\n";
+  check(s, Done(s.size(), "x"));
+}
+
 TEST(ChunkedDecoder, BadTrailer) {
   check(std::string("0\r\nA: \0\r\n\r\n", 11), Error(6, ""));
   check("0\r\n\x01\r\n\r\n", Error(3, ""));
+  check("0\r\nno colon\r\n\r\n", Error(5, ""));
+  check("0\r\n: empty name\r\n\r\n", Error(3, ""));
+  check("0\r\n folded first\r\n\r\n", Error(3, ""));
+  check("0\r\nName : v\r\n\r\n", Error(7, ""));
+  // A server that forgets the final CRLF: the next response's head is not taken for trailers.
+  check("0\r\nHTTP/1.1 200 OK\r\n\r\n", Error(7, ""));
 }
 
 TEST(ChunkedDecoder, SizeLineLimit) {
-  std::string ok = "1;" + std::string(ChunkedDecoder::kMaxSizeLineBytes - 3, 'e') + "\nx\r\n0\r\n\r\n";
+  std::string ok =
+      "1;" + std::string(ChunkedDecoder::kMaxSizeLineBytes - 3, 'e') + "\nx\r\n0\r\n\r\n";
   check(ok, Done(ok.size(), "x"));
   std::string bad = "1;" + std::string(ChunkedDecoder::kMaxSizeLineBytes - 2, 'e') + "\nx\r\n";
   check(bad, Error(ChunkedDecoder::kMaxSizeLineBytes, ""));
@@ -202,11 +219,11 @@ TEST(ChunkedDecoder, SizeLineLimit) {
 }
 
 TEST(ChunkedDecoder, TrailerLimit) {
-  std::string trailer(ChunkedDecoder::kMaxTrailerBytes - 2, 't');
-  std::string ok = "0\r\n" + trailer.substr(0, trailer.size() - 2) + "\r\n\r\n";
+  // Trailer bytes are counted from the first byte after "0\r\n" through the final empty line.
+  std::string ok = "0\r\nt:" + std::string(ChunkedDecoder::kMaxTrailerBytes - 6, 'v') + "\r\n\r\n";
   ChunkedDecoder d;
   EXPECT_EQ(d.feed(ok.data(), ok.size()).status, Status::kDone);
-  std::string bad = "0\r\n" + std::string(ChunkedDecoder::kMaxTrailerBytes, 't') + "\r\n\r\n";
+  std::string bad = "0\r\nt:" + std::string(ChunkedDecoder::kMaxTrailerBytes, 'v') + "\r\n\r\n";
   ChunkedDecoder e;
   ChunkedDecoder::Result r = e.feed(bad.data(), bad.size());
   EXPECT_EQ(r.status, Status::kError);
@@ -244,7 +261,7 @@ TEST(ChunkedDecoder, ErrorReasons) {
       {"1;\"\r", "bad chunk extension"},
       {"1\r\naX", "missing CRLF after chunk data"},
       {"0\r\n\x01", "bad trailer field"},
-      {"0\r\nA\rX", "expected LF in trailer section"},
+      {"0\r\nA:\rX", "expected LF in trailer section"},
       {"0\r\n\rX", "expected LF after trailer section"},
   };
   for (const auto& c : cases) {

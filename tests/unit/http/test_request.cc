@@ -1,11 +1,11 @@
-// Request rendering and -H parsing: exact bytes for a table of specs, and every rejected header form.
-#include "http/request.h"
-
+// Request rendering and -H parsing: exact bytes for a table of specs, and every rejected header
+// form.
 #include <gtest/gtest.h>
+#include <llhttp.h>
 
 #include <string>
 
-#include <llhttp.h>
+#include "http/request.h"
 
 namespace hail {
 namespace {
@@ -78,8 +78,11 @@ TEST(RenderRequest, Table) {
   }
   {
     RequestSpec s = spec();
-    s.headers = {{"X-First", "1"}, {"host", "override:1"}, {"X-Second", "2"},
-                 {"USER-AGENT", "curl/8"}, {"accept", "text/html"}};
+    s.headers = {{"X-First", "1"},
+                 {"host", "override:1"},
+                 {"X-Second", "2"},
+                 {"USER-AGENT", "curl/8"},
+                 {"accept", "text/html"}};
     cases.push_back({"overrides in place, order kept", s,
                      "GET / HTTP/1.1\r\nhost: override:1\r\nUSER-AGENT: curl/8\r\n"
                      "accept: text/html\r\nX-First: 1\r\nX-Second: 2\r\n\r\n"});

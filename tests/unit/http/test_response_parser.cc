@@ -24,13 +24,19 @@ void* operator new(size_t size) {
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, size_t) noexcept {
+  std::free(p);
+}
 
 namespace hail::test {
 namespace {
 
-ParseResult feed(Http1ResponseParser& p, const std::string& s) { return p.feed(s.data(), s.size()); }
+ParseResult feed(Http1ResponseParser& p, const std::string& s) {
+  return p.feed(s.data(), s.size());
+}
 
 TEST(ResponseParser, HeaderSectionEndsRightAfterCrlfCrlf) {
   Http1ResponseParser p;
@@ -203,7 +209,8 @@ TEST(ResponseParser, ErrorReasons) {
       {"HTTP/2.0 200 X\r\n\r\n", "unsupported HTTP version"},
       {"HTTP/1.1 200 X\r\nA: b\rc\r\n\r\n", "bare CR in header section"},
       {"HTTP/1.1 200 X\r\nTransfer-Encoding: chunked\r\n\r\nxyz\r\n", "bad chunk size"},
-      {"HTTP/1.1 200 X\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab", "missing CRLF after chunk data"},
+      {"HTTP/1.1 200 X\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab",
+       "missing CRLF after chunk data"},
   };
   for (const auto& c : cases) {
     Http1ResponseParser p;
@@ -236,10 +243,10 @@ TEST(ResponseParser, EofKinds) {
 
 TEST(ResponseParser, ErrorKindNamesAreDistinct) {
   std::set<std::string> names;
-  for (auto k : {ParseErrorKind::kNone, ParseErrorKind::kClosedBeforeResponse,
-                 ParseErrorKind::kTruncated, ParseErrorKind::kBadHead,
-                 ParseErrorKind::kHeadTooLarge, ParseErrorKind::kBadFraming,
-                 ParseErrorKind::kBadChunk}) {
+  for (auto k :
+       {ParseErrorKind::kNone, ParseErrorKind::kClosedBeforeResponse, ParseErrorKind::kTruncated,
+        ParseErrorKind::kBadHead, ParseErrorKind::kHeadTooLarge, ParseErrorKind::kBadFraming,
+        ParseErrorKind::kBadChunk}) {
     names.insert(parse_error_kind_name(k));
   }
   EXPECT_EQ(names.size(), 7u);
@@ -266,8 +273,8 @@ TEST(ResponseParser, CaptureHeadersAndBody) {
   ASSERT_EQ(r.status, ParseStatus::kComplete);
   EXPECT_EQ(p.interim_responses(), 1u);
   std::vector<std::pair<std::string, std::string>> want = {
-      {"Content-Type", "text/plain"}, {"X-Empty", ""},        {"X-Fold", "a  b"},
-      {"set-cookie", "a=1"},          {"Set-Cookie", "b=2"},  {"Content-Length", "5"}};
+      {"Content-Type", "text/plain"}, {"X-Empty", ""},       {"X-Fold", "a  b"},
+      {"set-cookie", "a=1"},          {"Set-Cookie", "b=2"}, {"Content-Length", "5"}};
   EXPECT_EQ(p.headers(), want);
   EXPECT_EQ(p.body(), "hello");
   EXPECT_FALSE(p.body_truncated());
@@ -277,7 +284,8 @@ TEST(ResponseParser, CaptureHeadersAndBody) {
 TEST(ResponseParser, CaptureChunkedAndUntilCloseBodies) {
   Http1ResponseParser p;
   p.set_capture(true);
-  feed(p, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n2\r\nde\r\n0\r\n\r\n");
+  feed(p,
+       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n2\r\nde\r\n0\r\n\r\n");
   EXPECT_TRUE(p.complete());
   EXPECT_EQ(p.body(), "abcde");
   p.begin_response(false);
@@ -302,6 +310,29 @@ TEST(ResponseParser, CaptureTruncatesBodyAtLimitButFramesAll) {
   EXPECT_EQ(p.skip_body(5).status, ParseStatus::kComplete);
   EXPECT_EQ(p.body_bytes(), 10u);
   EXPECT_EQ(p.body(), "0123");
+}
+
+TEST(ResponseParser, CaptureTruncationDoesNotDependOnSplits) {
+  FeedOptions opt;
+  opt.capture = true;
+  opt.max_capture_body_bytes = 3;
+  const std::string cl = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789";
+  const std::string chunked =
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n01\r\n8\r\n23456789\r\n0\r\n\r\n";
+  for (const std::string& s : {cl, chunked}) {
+    std::vector<std::string> violations;
+    Trace whole = run_parser(s, {}, opt, &violations);
+    ASSERT_EQ(whole.responses.size(), 1u);
+    EXPECT_EQ(whole.responses[0].body, "012");
+    EXPECT_TRUE(whole.responses[0].body_truncated);
+    EXPECT_EQ(whole.responses[0].body_bytes, 10u);
+    check_every_split(s, opt, whole);
+  }
+  // Exactly at the cap: nothing was cut off.
+  opt.max_capture_body_bytes = 10;
+  Trace exact = run_parser(cl, {}, opt, nullptr);
+  EXPECT_FALSE(exact.responses.at(0).body_truncated);
+  check_every_split(cl, opt, exact);
 }
 
 TEST(ResponseParser, CaptureOffCollectsNothing) {

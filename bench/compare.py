@@ -1,0 +1,860 @@
+#!/usr/bin/env python3
+"""compare.py - side-by-side HTTP/1.1 load-generator comparison on loopback (hail vs wrk, ...).
+
+Starts a private nginx (one worker, pinned to one CPU), runs each generator pinned to another CPU,
+interleaves the tools over repetitions (the order rotates every repetition), waits for a quiet
+machine before every run, and reports per tool:
+
+  * requests/s counted by the server (nginx stub_status, sampled in a steady window),
+  * client CPU (user+sys from wait4 rusage) per server-counted request,
+  * peak RSS, connections opened (server-side accepts), CPU used by anything else (foreign%),
+  * ratios to wrk computed within the same repetition, summarised as medians.
+
+With --callgrind it also measures user-space instructions per request under valgrind.
+Standard library only; see bench/README.md.  Run `python3 bench/compare.py --help`.
+"""
+
+import argparse
+import csv
+import datetime
+import os
+import platform
+import re
+import resource
+import shlex
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_HAIL = REPO / "build" / "release" / "hail"
+DEFAULT_SCENARIOS = "1k:ka,100k:ka,1m:ka,1k:close,10k-conns"
+KNOWN_TOOLS = ("wrk", "hail", "h2load", "ab")
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# files served by nginx: key -> (name, size in bytes or None for the small HTML page)
+FILES = {
+    "index": ("index.html", None),
+    "1k": ("1k.bin", 1024),
+    "100k": ("100k.bin", 100 * 1024),
+    "1m": ("1m.bin", 1024 * 1024),
+}
+INDEX_HTML = b"<!DOCTYPE html>\n<html><head><title>bench</title></head><body><p>hello</p></body></html>\n"
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def die(msg, code=2):
+    log("compare.py: " + msg)
+    sys.exit(code)
+
+
+# ----------------------------------------------------------------------------------------------
+# small system helpers
+
+
+def _pdeathsig(sig):
+    """preexec_fn: the child gets `sig` when the harness dies (even by SIGKILL). Best effort."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+    except Exception:
+        pass
+
+
+def cpu_jiffies():
+    """(busy, total) jiffies summed over all CPUs from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:9]]
+    user, nice, system, idle, iowait, irq, softirq, steal = fields
+    busy = user + nice + system + irq + softirq + steal
+    return busy, busy + idle + iowait
+
+
+def schedstat_ns(pid):
+    """Time on CPU (ns) of a process's main thread, from /proc/PID/schedstat (0 if unreadable)."""
+    try:
+        with open("/proc/%d/schedstat" % pid) as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def vm_hwm_kib(pid):
+    """Peak RSS of the process's current memory image (VmHWM, KiB), or None (exited/zombie)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def children_of(ppid):
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                stat = f.read()
+            if int(stat.rsplit(")", 1)[1].split()[1]) == ppid:
+                out.append(int(d))
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
+def self_cpu_s():
+    ru = resource.getrusage(resource.RUSAGE_SELF)  # all threads of the harness
+    return ru.ru_utime + ru.ru_stime
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_get(port, path, timeout=5.0):
+    """One HTTP/1.0 request (new connection, closed by the server). Returns the whole response."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(("GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" % path).encode())
+        chunks = []
+        while True:
+            b = s.recv(1 << 16)
+            if not b:
+                break
+            chunks.append(b)
+    return b"".join(chunks)
+
+
+def first_line(cmd, stream="stdout"):
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=10, text=True)
+        text = (p.stdout if stream == "stdout" else p.stderr) or p.stdout or p.stderr
+        return text.strip().splitlines()[0] if text.strip() else "?"
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+# ----------------------------------------------------------------------------------------------
+# scenarios and tool command lines
+
+
+class Scenario:
+    def __init__(self, name, key, mode, conns, dur):
+        self.name, self.key, self.mode, self.conns, self.dur = name, key, mode, conns, dur
+        self.path = "/" + FILES[key][0]
+
+    def describe(self, size):
+        what = "keep-alive" if self.mode == "ka" else "Connection: close (a new connection per request)"
+        return "%s: GET %s (%d-byte body), %s, %d connections, %d s" % (
+            self.name, self.path, size, what, self.conns, self.dur)
+
+
+def parse_scenarios(spec, conns, dur):
+    out = []
+    for item in (x.strip() for x in spec.split(",")):
+        if not item or item == "none":
+            continue
+        m = re.fullmatch(r"(\d+)(k?)-conns", item)
+        if m:  # many keep-alive connections for 5 s to 1k.bin: peak RSS is the figure of merit
+            n = int(m.group(1)) * (1000 if m.group(2) else 1)
+            out.append(Scenario(item, "1k", "ka", n, 5))
+            continue
+        m = re.fullmatch(r"(index|1k|100k|1m):(ka|close)", item)
+        if not m:
+            die("unknown scenario %r (FILE:MODE with FILE in index,1k,100k,1m and MODE ka|close, "
+                "or Nk-conns such as 10k-conns)" % item)
+        out.append(Scenario(item, m.group(1), m.group(2), conns, dur))
+    return out
+
+
+def tool_command(tool, sc, url, hail, conns=None, dur=None):
+    """(argv, stop_after): stop_after = seconds after which the harness sends SIGINT, or None."""
+    c = sc.conns if conns is None else conns
+    d = sc.dur if dur is None else dur
+    close = sc.mode == "close"
+    if tool == "wrk":
+        return ["wrk", "-t1", "-c%d" % c, "-d%ds" % d] + (["-H", "Connection: close"] if close else []) + [url], None
+    if tool == "hail":
+        return [hail, "-t1", "-c%d" % c, "-d%ds" % d, "-q"] + (["--no-keepalive"] if close else []) + [url], None
+    if tool == "h2load":
+        argv = ["h2load", "--h1", "-t1", "-c%d" % c, "-D%d" % d] + (["-H", "Connection: close"] if close else []) + [url]
+        # h2load -D never ends when the server closes every connection: the harness stops it.
+        return argv, (d if close else None)
+    if tool == "ab":
+        return ["ab", "-q"] + ([] if close else ["-k"]) + ["-c%d" % c, "-t%d" % d, "-n", str(d * 1000000), url], None
+    raise ValueError(tool)
+
+
+def parse_tool_output(tool, text):
+    """Best-effort parse of what the tool itself claims (cross-checks only)."""
+    out = {"tool_rps": "", "tool_conns": "", "tool_errors": ""}
+    pats = {
+        "wrk": r"^Requests/sec:\s*([\d.]+)",
+        "hail": r"^Requests/sec:\s*([\d.]+)",
+        "h2load": r"^finished in [^,]+,\s*([\d.]+) req/s",
+        "ab": r"^Requests per second:\s*([\d.]+)",
+    }
+    m = re.search(pats[tool], text, re.M)
+    if m:
+        out["tool_rps"] = m.group(1)
+    if tool == "hail":
+        m = re.search(r"^\s*Connections\s+(\d+) opened", text, re.M)
+        if m:
+            out["tool_conns"] = m.group(1)
+        m = re.search(r"^\s*Errors\s+(.*)$", text, re.M)
+        if m and any(int(x) for x in re.findall(r"\b(\d+)\b", m.group(1))):
+            out["tool_errors"] = m.group(1).strip()
+    elif tool == "wrk":
+        errs = [l.strip() for l in text.splitlines() if l.strip().startswith(("Socket errors", "Non-2xx"))]
+        out["tool_errors"] = "; ".join(errs)
+    elif tool == "h2load":
+        m = re.search(r"^requests: .*", text, re.M)
+        if m and re.search(r"\b[1-9]\d* (failed|errored|timeout)", m.group(0)):
+            out["tool_errors"] = m.group(0)
+    elif tool == "ab":
+        m = re.search(r"^Failed requests:\s*(\d+)", text, re.M)
+        if m and int(m.group(1)):
+            out["tool_errors"] = "failed %s" % m.group(1)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# nginx
+
+
+class Nginx:
+    def __init__(self, binary, workdir, cpu, nofile):
+        self.binary, self.dir, self.cpu, self.nofile = binary, workdir / "nginx", cpu, nofile
+        self.www = workdir / "www"
+        self.proc = None
+        self.worker = None
+        self.port = None
+
+    def write_content(self):
+        self.www.mkdir(parents=True, exist_ok=True)
+        for key, (name, size) in FILES.items():
+            (self.www / name).write_bytes(INDEX_HTML if size is None else os.urandom(size))
+            os.chmod(self.www / name, 0o644)
+        for d in (self.www.parent, self.www):
+            os.chmod(d, 0o755)
+
+    def write_config(self):
+        self.dir.mkdir(parents=True, exist_ok=True)
+        wconn = max(1024, self.nofile - 64)
+        small = "|".join(re.escape(FILES[k][0]) for k in ("index", "1k"))
+        d = str(self.dir)
+        conf = "\n".join([
+            "# written by bench/compare.py",
+            "user root;" if os.geteuid() == 0 else "",  # as root the worker must read our temp dir
+            "daemon off;",
+            "master_process on;",
+            "worker_processes 1;",
+            "worker_rlimit_nofile %d;" % self.nofile,
+            "pid %s/nginx.pid;" % d,
+            "error_log %s/error.log warn;" % d,
+            "events { worker_connections %d; multi_accept on; use epoll; }" % wconn,
+            "http {",
+            "    access_log off;",
+            "    sendfile on; tcp_nopush off; tcp_nodelay on;",
+            "    keepalive_timeout 75s;",
+            "    keepalive_requests 1000000000;",
+            "    open_file_cache max=100 inactive=60s;",
+            "    client_body_temp_path %s/t_body; proxy_temp_path %s/t_proxy;" % (d, d),
+            "    fastcgi_temp_path %s/t_fcgi; uwsgi_temp_path %s/t_uwsgi; scgi_temp_path %s/t_scgi;" % (d, d, d),
+            "    types { text/html html; application/octet-stream bin; }",
+            "    server {",
+            "        listen 127.0.0.1:%d backlog=16384;" % self.port,
+            "        server_name localhost;",
+            "        root %s;" % self.www,
+            "        location = /nginx_status { stub_status; }",
+            # small bodies: a plain write() is cheaper than sendfile(); big bodies: sendfile, no cork
+            "        location ~ ^/(%s)$ { sendfile off; }" % small,
+            "    }",
+            "}",
+            "",
+        ])
+        (self.dir / "nginx.conf").write_text(conf)
+
+    def start(self):
+        self.write_content()
+        for attempt in range(5):
+            self.port = free_port()
+            self.write_config()
+            errlog = self.dir / "error.log"
+            out = open(self.dir / "stdout.log", "wb")
+            self.proc = subprocess.Popen(
+                ["taskset", "-c", str(self.cpu), self.binary, "-p", str(self.dir) + "/",
+                 "-c", str(self.dir / "nginx.conf"), "-e", str(errlog)],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True, preexec_fn=lambda: _pdeathsig(signal.SIGTERM))
+            out.close()
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    break
+                try:
+                    self.stub()
+                    kids = children_of(self.proc.pid)
+                    if kids:
+                        self.worker = kids[0]
+                        return
+                except OSError:
+                    pass
+                time.sleep(0.1)
+            text = ""
+            for f in (errlog, self.dir / "stdout.log"):
+                try:
+                    text += f.read_text()
+                except OSError:
+                    pass
+            self.stop()
+            if "Address already in use" in text:
+                continue
+            die("nginx did not start:\n" + text)
+        die("nginx: no free port found")
+
+    def stub(self):
+        """(accepts, requests, active) from stub_status. Each call is itself 1 accept + 1 request."""
+        text = http_get(self.port, "/nginx_status").decode("latin-1")
+        m = re.search(r"Active connections:\s*(\d+).*?\n\s*(\d+)\s+(\d+)\s+(\d+)", text, re.S)
+        if not m:
+            raise OSError("bad stub_status response: %r" % text[:200])
+        return int(m.group(2)), int(m.group(4)), int(m.group(1))
+
+    def worker_ns(self):
+        return schedstat_ns(self.worker) if self.worker else 0
+
+    def stop(self):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                self.proc.terminate()
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+            except OSError:
+                pass
+        if self.worker:  # a worker left behind by a killed master
+            try:
+                os.kill(self.worker, signal.SIGKILL)
+            except OSError:
+                pass
+        self.proc = None
+
+
+# ----------------------------------------------------------------------------------------------
+# the harness
+
+
+def median_range(values, fmt):
+    if not values:
+        return "-"
+    if len(values) == 1:
+        return fmt % values[0]
+    return "%s (%s-%s)" % (fmt % statistics.median(values), fmt % min(values), fmt % max(values))
+
+
+CSV_FIELDS = [
+    "scenario", "rep", "tool", "attempt", "exit", "wall_s", "srv_requests", "srv_accepts", "srv_active",
+    "rps", "window_ok", "rps_overall", "client_user_s", "client_sys_s", "client_us_per_req",
+    "peak_rss_kib", "ru_maxrss_kib", "srv_cpu_pct", "srv_us_per_req", "foreign_pct",
+    "tool_rps", "tool_conns", "tool_errors", "command",
+]
+
+
+class Harness:
+    def __init__(self, args):
+        self.args = args
+        self.workdir = Path(tempfile.mkdtemp(prefix="hail-bench."))
+        (self.workdir / "logs").mkdir()
+        self.nginx = None
+        self.current = None  # the generator process running now (for cleanup)
+        self.rows = []
+        self.callgrind_rows = []
+        self.csv_path = self.workdir / "runs.csv"
+        with open(self.csv_path, "w", newline="") as f:
+            csv.writer(f).writerow(CSV_FIELDS)
+
+    # ---- machine state
+    def wait_quiet(self):
+        """Wait (at most --quiet-max s) until all CPUs together are < --quiet-pct % busy over 1 s."""
+        start = time.monotonic()
+        while True:
+            b0, t0 = cpu_jiffies()
+            time.sleep(1.0)
+            b1, t1 = cpu_jiffies()
+            pct = 100.0 * (b1 - b0) / max(1, t1 - t0)
+            if pct < self.args.quiet_pct:
+                return pct
+            if time.monotonic() - start >= self.args.quiet_max:
+                log("# warning: machine still %.0f%% busy after %.0f s, running anyway" % (pct, self.args.quiet_max))
+                return pct
+
+    # ---- one process, measured
+    def run_process(self, argv, logfile, hard_limit, stop_after=None, on_start=None):
+        """Run argv (already pinned) to completion. Returns (exit, wall, rusage).
+
+        on_start(pid) may return a callable tick(now) run about every 0.1 s while the process
+        lives (sampling). The process gets SIGINT at stop_after (if set), SIGTERM at hard_limit
+        and SIGKILL 2 s later."""
+        done = threading.Event()
+        with open(logfile, "wb") as out:
+            t0 = time.monotonic()
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True, preexec_fn=lambda: _pdeathsig(signal.SIGKILL))
+        self.current = proc
+        tick = on_start(proc.pid, t0) if on_start else None
+
+        def killpg(sig):
+            try:
+                os.killpg(proc.pid, sig)
+            except OSError:
+                pass
+
+        def watchdog():
+            if stop_after is not None and not done.wait(stop_after):
+                killpg(signal.SIGINT)
+            if not done.wait(max(0.0, hard_limit - (time.monotonic() - t0))):
+                log("# hard time limit (%d s) reached: killing %s" % (hard_limit, argv[0]))
+                killpg(signal.SIGTERM)
+                if not done.wait(2):
+                    killpg(signal.SIGKILL)
+
+        def sampler():
+            while not done.is_set():
+                tick(time.monotonic())
+                done.wait(0.1)
+
+        threads = [threading.Thread(target=watchdog, daemon=True)]
+        if tick:
+            threads.append(threading.Thread(target=sampler, daemon=True))
+        for t in threads:
+            t.start()
+        try:
+            _, status, ru = os.wait4(proc.pid, 0)
+        finally:
+            done.set()
+            for t in threads:
+                t.join()
+        wall = time.monotonic() - t0
+        code = os.waitstatus_to_exitcode(status)
+        proc.returncode = code  # we reaped it ourselves
+        self.current = None
+        return code, wall, ru
+
+    def kill_current(self):
+        proc = self.current
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.waitpid(proc.pid, 0)
+        except OSError:
+            pass
+        proc.returncode = -9
+        self.current = None
+
+    # ---- one benchmark run
+    def measure(self, tool, sc, rep, attempt):
+        a = self.args
+        url = "http://127.0.0.1:%d%s" % (self.nginx.port, sc.path)
+        argv, stop_after = tool_command(tool, sc, url, a.hail)
+        pinned = ["taskset", "-c", str(a.client_cpu)] + argv
+        logfile = self.workdir / "logs" / ("%s_%s_r%d_a%d.log" % (sc.name.replace(":", "_"), tool, rep, attempt))
+        hard = sc.dur * 3 + 15
+        lo, hi = (1.0, sc.dur - 1.0) if sc.dur >= 3 else (0.2, sc.dur * 0.8)
+
+        quiet = self.wait_quiet()
+        acc0, req0, _ = self.nginx.stub()
+        busy0, _ = cpu_jiffies()
+        srv0 = self.nginx.worker_ns()
+        self0 = self_cpu_s()
+
+        state = {"samples": [], "calls": 0, "hwm": 0, "pid": None}
+
+        def on_start(pid, t0):
+            state["pid"] = pid
+            marks = [t0 + lo, t0 + hi]
+
+            def tick(now):
+                h = vm_hwm_kib(pid)
+                if h:
+                    state["hwm"] = max(state["hwm"], h)
+                if marks and now >= marks[0]:
+                    marks.pop(0)
+                    state["calls"] += 1
+                    ta = time.monotonic()
+                    try:
+                        acc, req, act = self.nginx.stub()
+                        state["samples"].append(((ta + time.monotonic()) / 2, req, act))
+                    except OSError:
+                        pass
+
+            return tick
+
+        code, wall, ru = self.run_process(pinned, logfile, hard, stop_after, on_start)
+        t_end = time.monotonic()
+        self1 = self_cpu_s()
+        srv1 = self.nginx.worker_ns()
+        busy1, _ = cpu_jiffies()
+        acc1, req1, _ = self.nginx.stub()
+
+        own = 1 + state["calls"]  # our final stub call + the samples taken during the run
+        reqs = req1 - req0 - own
+        accepts = acc1 - acc0 - own
+        s = state["samples"]
+        window_ok = len(s) == 2 and s[1][0] < t_end and s[1][0] > s[0][0]
+        rps_overall = reqs / wall if wall > 0 else 0.0
+        rps = (s[1][1] - s[0][1] - 1) / (s[1][0] - s[0][0]) if window_ok else rps_overall
+        active = max((x[2] - 1 for x in s), default=0)
+        cpu = ru.ru_utime + ru.ru_stime
+        srv_s = (srv1 - srv0) / 1e9
+        foreign = ((busy1 - busy0) / CLK_TCK - cpu - srv_s - (self1 - self0)) * 100.0 / wall
+        try:
+            text = logfile.read_text(errors="replace")
+        except OSError:
+            text = ""
+        claims = parse_tool_output(tool, text)
+        row = {
+            "scenario": sc.name, "rep": rep, "tool": tool, "attempt": attempt, "exit": code,
+            "wall_s": "%.3f" % wall, "srv_requests": reqs, "srv_accepts": accepts, "srv_active": active,
+            "rps": "%.1f" % rps, "window_ok": int(window_ok), "rps_overall": "%.1f" % rps_overall,
+            "client_user_s": "%.3f" % ru.ru_utime, "client_sys_s": "%.3f" % ru.ru_stime,
+            "client_us_per_req": "%.4f" % (cpu * 1e6 / reqs) if reqs > 0 else "",
+            "peak_rss_kib": state["hwm"] or ru.ru_maxrss, "ru_maxrss_kib": ru.ru_maxrss,
+            "srv_cpu_pct": "%.1f" % (srv_s * 100.0 / wall),
+            "srv_us_per_req": "%.4f" % (srv_s * 1e6 / reqs) if reqs > 0 else "",
+            "foreign_pct": "%.1f" % max(0.0, foreign),
+            "command": shlex.join(pinned),
+        }
+        row.update(claims)
+        log("#   %-7s rep %d%s: %9.0f req/s  %6s us/req  rss %6s KiB  conns %6d  foreign %4.1f%%  exit %d%s" % (
+            tool, rep, " (retry %d)" % attempt if attempt else "", rps,
+            ("%.3f" % (cpu * 1e6 / reqs)) if reqs > 0 else "-", row["peak_rss_kib"], accepts,
+            max(0.0, foreign), code, "  [tool: %s]" % claims["tool_errors"] if claims["tool_errors"] else ""))
+        return row
+
+    def run_scenarios(self, scenarios, tools):
+        a = self.args
+        for sc in scenarios:
+            log("# scenario %s" % sc.name)
+            for rep in range(1, a.reps + 1):
+                order = tools[(rep - 1) % len(tools):] + tools[:(rep - 1) % len(tools)]
+                for tool in order:
+                    attempt = 0
+                    while True:
+                        row = self.measure(tool, sc, rep, attempt)
+                        if float(row["foreign_pct"]) > a.foreign_max and attempt < a.retries:
+                            attempt += 1
+                            log("#   disturbed run (foreign %s%% of a CPU): retry %d" % (row["foreign_pct"], attempt))
+                            continue
+                        break
+                    self.rows.append(row)
+                    with open(self.csv_path, "a", newline="") as f:
+                        csv.DictWriter(f, CSV_FIELDS).writerow(row)
+
+    # ---- callgrind: user-space instructions per request
+    def callgrind(self, tools):
+        a = self.args
+        sc = Scenario("callgrind", "1k", "ka", 50, 0)
+        url = "http://127.0.0.1:%d%s" % (self.nginx.port, sc.path)
+        durs = (a.callgrind_short, a.callgrind_long)
+        log("# callgrind: %s, %d connections, %d s and %d s runs" % (sc.path, sc.conns, durs[0], durs[1]))
+        for tool in tools:
+            res = {}
+            for d in durs:
+                argv, stop_after = tool_command(tool, sc, url, a.hail, conns=50, dur=d)
+                out = self.workdir / "logs" / ("callgrind_%s_%ds.out" % (tool, d))
+                logfile = self.workdir / "logs" / ("callgrind_%s_%ds.log" % (tool, d))
+                pinned = ["taskset", "-c", str(a.client_cpu), "valgrind", "--tool=callgrind",
+                          "--callgrind-out-file=%s" % out, "--dump-instr=no", "--dump-line=no"] + argv
+                self.wait_quiet()
+                _, req0, _ = self.nginx.stub()
+                code, wall, ru = self.run_process(pinned, logfile, d * 3 + 45, stop_after)
+                _, req1, _ = self.nginx.stub()
+                reqs = req1 - req0 - 1
+                instr = read_callgrind_total(out, logfile)
+                res[d] = (reqs, instr, code)
+                log("#   %-7s %d s under callgrind: %d requests, %s instructions, exit %d" % (
+                    tool, d, reqs, instr if instr is not None else "?", code))
+                if not a.keep:
+                    try:
+                        out.unlink()
+                    except OSError:
+                        pass
+            (r1, i1, c1), (r2, i2, c2) = res[durs[0]], res[durs[1]]
+            ipr = (i2 - i1) / (r2 - r1) if (i1 is not None and i2 is not None and r2 > r1) else None
+            self.callgrind_rows.append({"tool": tool, "req": (r1, r2), "instr": (i1, i2), "ipr": ipr,
+                                        "exit": sorted({c1, c2})})
+
+    # ---- output
+    def print_header(self, tools, scenarios):
+        a = self.args
+        nginx_v = first_line([a.nginx, "-v"], "stderr").replace("nginx version: ", "")
+        print("# Load-generator comparison (bench/compare.py)")
+        print()
+        print("- date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        print("- kernel: %s %s; CPU: %s x %d; nginx: %s" % (platform.system(), platform.release(), cpu_model(),
+                                                          os.cpu_count() or 0, nginx_v))
+        vers = []
+        for t in tools:
+            if t == "wrk":
+                v = first_line(["wrk", "-v"])
+            elif t == "hail":
+                v = first_line([a.hail, "--version"])
+            elif t == "h2load":
+                v = first_line(["h2load", "--version"])
+            else:
+                v = first_line(["ab", "-V"])
+            vers.append(v)
+        print("- tools: %s" % "; ".join(vers))
+        print("- command: `%s`" % ("python3 " + shlex.join(sys.argv)))
+        print("- method: nginx 1 worker on CPU %d, generator -t1 on CPU %d; %d repetition(s), tool order rotating; "
+              "requests counted by nginx stub_status; client CPU = user+sys of the generator (wait4)" % (
+                  a.server_cpu, a.client_cpu, a.reps))
+        sys.stdout.flush()
+
+    def print_tables(self):
+        a = self.args
+        for scname in dict.fromkeys(r["scenario"] for r in self.rows):
+            rs = [r for r in self.rows if r["scenario"] == scname]
+            sc = self.scenario_by_name[scname]
+            size = (self.nginx.www / FILES[sc.key][0]).stat().st_size
+            print()
+            print("## " + sc.describe(size))
+            print()
+            hdr = ["tool", "n", "req/s (server, steady)", "client µs/req", "µs/req ÷ wrk", "req/s ÷ wrk",
+                   "peak RSS KiB", "conns opened", "conns active", "foreign %"]
+            print("| " + " | ".join(hdr) + " |")
+            print("|" + "|".join(["---"] + ["---:"] * (len(hdr) - 1)) + "|")
+            # statistics over undisturbed runs when a tool has any (n = used/total)
+            used = {}
+            for tool in dict.fromkeys(r["tool"] for r in rs):
+                tr = [r for r in rs if r["tool"] == tool]
+                clean = [r for r in tr if float(r["foreign_pct"]) <= a.foreign_max]
+                used[tool] = (clean or tr, len(tr))
+            wrk = {r["rep"]: r for r in used.get("wrk", ([], 0))[0]}
+            notes = []
+            for tool, (tr, total) in used.items():
+                rps = [float(r["rps"]) for r in tr]
+                us = [float(r["client_us_per_req"]) for r in tr if r["client_us_per_req"]]
+                us_ratio = [float(r["client_us_per_req"]) / float(wrk[r["rep"]]["client_us_per_req"])
+                            for r in tr if r["rep"] in wrk and r["client_us_per_req"]
+                            and wrk[r["rep"]]["client_us_per_req"] and float(wrk[r["rep"]]["client_us_per_req"]) > 0]
+                rps_ratio = [float(r["rps"]) / float(wrk[r["rep"]]["rps"]) for r in tr
+                             if r["rep"] in wrk and float(wrk[r["rep"]]["rps"]) > 0]
+                codes = sorted({int(r["exit"]) for r in tr})
+                name = tool if codes == [0] else "%s (exit %s)" % (tool, "/".join(map(str, codes)))
+                print("| " + " | ".join([
+                    name, "%d/%d" % (len(tr), total), median_range(rps, "%.0f"), median_range(us, "%.3f"),
+                    median_range(us_ratio, "%.2f"), median_range(rps_ratio, "%.2f"),
+                    median_range([float(r["peak_rss_kib"]) for r in tr], "%.0f"),
+                    median_range([float(r["srv_accepts"]) for r in tr], "%.0f"),
+                    median_range([float(r["srv_active"]) for r in tr], "%.0f"),
+                    median_range([float(r["foreign_pct"]) for r in tr], "%.1f"),
+                ]) + " |")
+                for r in tr:
+                    if r["tool_errors"]:
+                        notes.append("%s rep %s reported errors: %s" % (tool, r["rep"], r["tool_errors"]))
+                    if r["window_ok"] == 0:
+                        notes.append("%s rep %s: steady window missed (run too short?): whole-run req/s used"
+                                     % (tool, r["rep"]))
+                    if r["tool_conns"] and r["tool_conns"] != str(r["srv_accepts"]):
+                        notes.append("%s rep %s: tool says %s connections opened, server accepted %s"
+                                     % (tool, r["rep"], r["tool_conns"], r["srv_accepts"]))
+            if notes:
+                print()
+                for n in notes:
+                    print("- " + n)
+        if self.callgrind_rows:
+            print()
+            print("## callgrind: user-space instructions per request (GET /1k.bin, keep-alive, 50 connections, "
+                  "-t1; difference between a %d s and a %d s run)" % (a.callgrind_short, a.callgrind_long))
+            print()
+            print("| tool | requests (short / long) | instructions, M (short / long) | instructions/request | ÷ wrk |")
+            print("|---|---:|---:|---:|---:|")
+            base = next((r["ipr"] for r in self.callgrind_rows if r["tool"] == "wrk"), None)
+
+            def mi(x):
+                return "?" if x is None else "%.1f" % (x / 1e6)
+
+            for r in self.callgrind_rows:
+                name = r["tool"] if r["exit"] == [0] else "%s (exit %s)" % (r["tool"], "/".join(map(str, r["exit"])))
+                print("| %s | %d / %d | %s / %s | %s | %s |" % (
+                    name, r["req"][0], r["req"][1], mi(r["instr"][0]), mi(r["instr"][1]),
+                    "-" if r["ipr"] is None else "%.0f" % r["ipr"],
+                    "%.2f" % (r["ipr"] / base) if (r["ipr"] and base) else "-"))
+        sys.stdout.flush()
+
+    def close(self):
+        self.kill_current()
+        if self.nginx:
+            self.nginx.stop()
+        if self.args.keep:
+            log("# kept %s (runs.csv, logs/, nginx/)" % self.workdir)
+        else:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def read_callgrind_total(out, logfile):
+    """Total instructions (Ir) from a callgrind out file ("totals:"/"summary:"), else the log."""
+    try:
+        with open(out) as f:
+            for line in f:
+                if line.startswith(("totals:", "summary:")):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        m = re.search(r"Collected\s*:\s*(\d+)", logfile.read_text(errors="replace"))
+        if m:
+            return int(m.group(1))
+    except OSError:
+        pass
+    return None
+
+
+def main():
+    p = argparse.ArgumentParser(
+        description="Compare HTTP load generators (hail, wrk, ...) against a private nginx on 127.0.0.1.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--hail", default=str(DEFAULT_HAIL), help="hail binary")
+    p.add_argument("--scenarios", default=DEFAULT_SCENARIOS,
+                   help="comma-separated FILE:MODE (FILE index|1k|100k|1m, MODE ka|close) or Nk-conns; "
+                        "'none' for none (e.g. with --callgrind)")
+    p.add_argument("--reps", type=int, default=3, help="repetitions (tool order rotates every repetition)")
+    p.add_argument("--duration", type=int, default=5, help="seconds per run (Nk-conns runs always last 5 s)")
+    p.add_argument("--conns", type=int, default=50, help="connections per run (except Nk-conns)")
+    p.add_argument("--tools", default="wrk,hail", help="comma-separated, from: " + ",".join(KNOWN_TOOLS))
+    p.add_argument("--callgrind", action="store_true", help="also measure instructions/request under valgrind")
+    p.add_argument("--callgrind-short", type=int, default=2, help=argparse.SUPPRESS)
+    p.add_argument("--callgrind-long", type=int, default=4, help=argparse.SUPPRESS)
+    p.add_argument("--keep", action="store_true", help="keep the temp dir (runs.csv, per-run logs)")
+    p.add_argument("--nginx", default="/usr/sbin/nginx", help="nginx binary")
+    p.add_argument("--server-cpu", type=int, default=1, help="CPU for nginx")
+    p.add_argument("--client-cpu", type=int, default=0, help="CPU for the generator")
+    p.add_argument("--quiet-pct", type=float, default=5.0,
+                   help="before each run, wait until all CPUs are less busy than this (%%) over 1 s")
+    p.add_argument("--quiet-max", type=float, default=60.0, help="... but at most this many seconds")
+    p.add_argument("--foreign-max", type=float, default=10.0,
+                   help="retry a run when other processes used more than this %% of a CPU during it")
+    p.add_argument("--retries", type=int, default=2, help="retries of a disturbed run")
+    a = p.parse_args()
+
+    if a.reps < 1 or a.duration < 1 or a.conns < 1:
+        die("--reps, --duration and --conns must be at least 1")
+    if a.callgrind_long <= a.callgrind_short:
+        die("--callgrind-long must be longer than --callgrind-short")
+    if not sys.platform.startswith("linux"):
+        die("Linux only (/proc, taskset, wait4)")
+    tools = [t.strip() for t in a.tools.split(",") if t.strip()]
+    for t in tools:
+        if t not in KNOWN_TOOLS:
+            die("unknown tool %r (known: %s)" % (t, ", ".join(KNOWN_TOOLS)))
+    tools = list(dict.fromkeys(tools))
+    avail = []
+    for t in tools:
+        if t == "hail":
+            if not (os.path.isfile(a.hail) and os.access(a.hail, os.X_OK)):
+                die("hail binary not found at %s (build it: ./run build release, or pass --hail PATH)" % a.hail)
+            a.hail = os.path.abspath(a.hail)
+            avail.append(t)
+        elif shutil.which(t):
+            avail.append(t)
+        else:
+            log("# skipping %s (not installed)" % t)
+    if not avail:
+        die("no load generator to run")
+    for need in ("taskset", a.nginx):
+        if not shutil.which(need):
+            die("%s not found" % need)
+    if a.callgrind and not shutil.which("valgrind"):
+        die("--callgrind needs valgrind")
+    ncpu = os.cpu_count() or 1
+    if max(a.server_cpu, a.client_cpu) >= ncpu:
+        log("# only %d CPU(s): pinning nginx and the generator to CPU 0" % ncpu)
+        a.server_cpu = a.client_cpu = 0
+    scenarios = parse_scenarios(a.scenarios, a.conns, a.duration)
+    if not scenarios and not a.callgrind:
+        die("nothing to do (no scenario and no --callgrind)")
+
+    # file descriptors: as many as the hard limit allows (inherited by nginx and the generators)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    nofile = hard if hard != resource.RLIM_INFINITY else 1 << 20
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, hard))
+    except (ValueError, OSError):
+        nofile = soft
+    for sc in scenarios:
+        if sc.conns + 100 > nofile:
+            log("# warning: %s needs about %d file descriptors, the limit is %d" % (sc.name, sc.conns + 100, nofile))
+
+    h = Harness(a)
+    h.scenario_by_name = {sc.name: sc for sc in scenarios}
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGHUP, on_term)
+    interrupted = False
+    try:
+        h.nginx = Nginx(a.nginx, h.workdir, a.server_cpu, nofile)
+        h.nginx.start()
+        log("# nginx pid %d (worker %s) on 127.0.0.1:%d, workdir %s" % (
+            h.nginx.proc.pid, h.nginx.worker, h.nginx.port, h.workdir))
+        for key in ("1m", "1k"):  # warm-up: page cache, open_file_cache
+            http_get(h.nginx.port, "/" + FILES[key][0])
+        h.print_header(avail, scenarios)
+        h.run_scenarios(scenarios, avail)
+        if a.callgrind:
+            h.callgrind(avail)
+    except KeyboardInterrupt:
+        interrupted = True
+        h.kill_current()
+        log("# interrupted: results so far")
+    finally:
+        try:
+            h.print_tables()
+        finally:
+            h.close()
+    if interrupted:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+// The load engine end to end against the built-in server, in-process: exact counts on both sides.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "core/clock.h"
+#include "core/url.h"
+#include "load/runner.h"
+#include "server/server.h"
+
+namespace hail {
+namespace {
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.threads = 1;
+    auto server = Server::start(options);
+    ASSERT_TRUE(server.ok()) << server.error().message;
+    server_ = std::move(server.value());
+  }
+
+  RunOptions options_for(const std::string& path) {
+    RunOptions o;
+    auto url = parse_url("http://127.0.0.1:" + std::to_string(server_->port()) + path);
+    EXPECT_TRUE(url.ok());
+    o.url = url.value();
+    o.request.path = o.url.path;
+    o.request.authority = o.url.authority();
+    o.connections = 4;
+    o.threads = 2;
+    return o;
+  }
+
+  static void expect_accounting(const RunResult& r) {
+    const Counters& c = r.counters;
+    EXPECT_EQ(c.attempted, c.completed + c.request_errors() + c.in_flight);
+    EXPECT_TRUE(r.accounting_holds());
+  }
+
+  std::unique_ptr<Server> server_;
+};
+
+TEST_F(RunnerTest, ExactRequestCountMatchesTheServer) {
+  RunOptions o = options_for("/bytes/100");
+  o.requests = 1001;  // not a multiple of the threads: the remainder must not be lost
+  o.duration_ns = 0;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->counters.completed, 1001u);
+  EXPECT_EQ(r->counters.attempted, 1001u);
+  EXPECT_EQ(r->counters.in_flight, 0u);
+  EXPECT_EQ(r->counters.connections_opened, 4u);
+  EXPECT_EQ(r->status_codes.at(200), 1001u);
+  EXPECT_EQ(r->latency.count(), 1001u);
+  EXPECT_EQ(server_->stats().requests, 1001u);
+  EXPECT_EQ(server_->stats().connections, 4u);
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, NoKeepAliveOpensOneConnectionPerRequest) {
+  RunOptions o = options_for("/bytes/10");
+  o.requests = 200;
+  o.duration_ns = 0;
+  o.request.keep_alive = false;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->counters.completed, 200u);
+  EXPECT_EQ(r->counters.connections_opened, 200u);
+  EXPECT_EQ(server_->stats().connections, 200u);
+  EXPECT_EQ(r->connect_time.count(), 200u);
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, DurationRunCountsInFlightAndMatchesServer) {
+  RunOptions o = options_for("/bytes/1000");
+  o.duration_ns = 300 * kNsPerMs;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r->counters.completed, 0u);
+  EXPECT_LE(r->counters.in_flight, 4u);
+  EXPECT_NEAR(r->duration_s(), 0.3, 0.05);
+  uint64_t served = server_->stats().requests;
+  EXPECT_GE(served, r->counters.completed);
+  EXPECT_LE(served, r->counters.completed + r->counters.in_flight);
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, TimeoutsCloseAndReopenConnections) {
+  RunOptions o = options_for("/delay/1000");
+  o.connections = 2;
+  o.threads = 1;
+  o.timeout_ns = 100 * kNsPerMs;
+  o.duration_ns = 450 * kNsPerMs;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  const Counters& c = r->counters;
+  EXPECT_EQ(c.completed, 0u);
+  // Two connections, a timeout every 100 ms each: about 8 in 450 ms.
+  EXPECT_GE(c.error(ErrorClass::kTimeout), 6u);
+  EXPECT_LE(c.error(ErrorClass::kTimeout), 10u);
+  // Each timeout closed its connection and opened a new one.
+  EXPECT_GE(c.connections_opened, c.error(ErrorClass::kTimeout));
+  EXPECT_GE(server_->stats().connections, c.error(ErrorClass::kTimeout));
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, StatusErrorsArePartOfCompleted) {
+  RunOptions o = options_for("/status/503");
+  o.requests = 50;
+  o.duration_ns = 0;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->counters.completed, 50u);
+  EXPECT_EQ(r->counters.status_errors, 50u);
+  EXPECT_EQ(r->status_codes.at(503), 50u);
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, WarmupIsNotRecorded) {
+  RunOptions o = options_for("/bytes/10");
+  o.warmup_ns = 200 * kNsPerMs;
+  o.requests = 100;
+  o.duration_ns = 0;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->counters.completed, 100u);
+  EXPECT_EQ(r->latency.count(), 100u);
+  // The warm-up sent requests of its own, which the server saw and hail did not count.
+  EXPECT_GT(server_->stats().requests, 100u);
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, LargeBodiesAreCountedWithoutBeingCopied) {
+  RunOptions o = options_for("/bytes/1048576");
+  o.requests = 20;
+  o.duration_ns = 0;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->counters.completed, 20u);
+  EXPECT_GE(r->counters.bytes_read, 20u * 1048576u);
+  EXPECT_LT(r->counters.bytes_read, 20u * (1048576u + 1024u));
+  expect_accounting(r.value());
+}
+
+TEST(Runner, RefusedConnectionsFailFast) {
+  // A port that was just free: nothing listens there.
+  RunOptions o;
+  o.url = parse_url("http://127.0.0.1:1/").value();
+  o.request.authority = o.url.authority();
+  o.connections = 3;
+  o.threads = 1;
+  o.duration_ns = 10 * kNsPerSec;
+  uint64_t t0 = mono_now_ns();
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_LT(mono_now_ns() - t0, 2 * kNsPerSec);  // did not wait out the 10 s
+  EXPECT_EQ(r->counters.error(ErrorClass::kConnect), 3u);
+  EXPECT_EQ(r->counters.attempted, 0u);
+  EXPECT_EQ(r->counters.connections_opened, 0u);
+  EXPECT_EQ(r->error_reasons.count("connect: Connection refused"), 1u);
+}
+
+TEST(Runner, FdLimitErrorSaysHowToRaiseIt) {
+  Status s = ensure_fd_limit(uint64_t{1} << 40);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("ulimit -n"), std::string::npos);
+  EXPECT_NE(s.error().message.find("RLIMIT_NOFILE"), std::string::npos);
+}
+
+TEST(Runner, EffectiveThreads) {
+  EXPECT_EQ(effective_threads(8, 3), 3u);
+  EXPECT_EQ(effective_threads(2, 50), 2u);
+  EXPECT_GE(effective_threads(0, 50), 1u);
+}
+
+}  // namespace
+}  // namespace hail
