@@ -1,8 +1,10 @@
 #include "cli/native_flags.h"
 
-#include <fstream>
-#include <iterator>
-#include <sstream>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "cli/arg_parser.h"
 #include "core/units.h"
@@ -25,6 +27,26 @@ constexpr FlagSpec kSpecs[] = {
     {kJson, 0, "json", true},                 {kQuiet, 'q', "quiet", false},
     {kHelp, 'h', "help", false},              {kVersion, 'V', "version", false},
 };
+
+// Reads a whole file with plain read(2) so that every failure (a directory: EISDIR) is seen.
+Result<std::string> read_whole_file(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error(std::strerror(errno));
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    int err = errno;
+    close(fd);
+    if (n < 0) return make_error(std::strerror(err));
+    return out;
+  }
+}
 
 Error bad_value(const ParsedFlag& f, const Error& why) {
   return make_error("invalid value for " + f.spelled + ": " + why.message);
@@ -150,12 +172,9 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
         break;
       case kBodyFile: {
         if (body_given) return make_error("--body and --body-file given together; use one");
-        std::ifstream in(f.value, std::ios::binary);
-        if (!in) return make_error("cannot read --body-file \"" + f.value + "\"");
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        if (in.bad()) return make_error("cannot read --body-file \"" + f.value + "\"");
-        run.request.body = ss.str();
+        auto body = read_whole_file(f.value);
+        if (!body) return make_error("cannot read --body-file \"" + f.value + "\": " + body.error().message);
+        run.request.body = std::move(body.value());
         body_given = true;
         break;
       }

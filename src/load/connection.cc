@@ -155,12 +155,16 @@ void Connection::on_io(uint32_t events) {
   } else if ((events & EPOLLOUT) && in_flight_ && write_offset_ < w.config().request.size()) {
     if (!flush_write()) return;
   }
-  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable();
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable(events);
 }
 
-void Connection::on_readable() {
+void Connection::on_readable(uint32_t events) {
   Worker& w = *worker_;
   char* buf = w.read_buffer();
+  // Edge-triggered: a short read normally means the socket is drained and new data will raise a
+  // new edge. A close (FIN, RST) that arrived together with the data raises no further edge, so when
+  // the event already reported one, read on until recv says EOF or EAGAIN.
+  const bool peer_closed = (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
   for (;;) {
     size_t skip = in_flight_ ? parser_.skippable_body_bytes() : 0;
     if (skip > 0) {
@@ -174,7 +178,7 @@ void Connection::on_readable() {
         if (r.status == ParseStatus::kComplete) {
           if (!on_response_complete(now_ns, false)) return;
         }
-        if (static_cast<size_t>(n) < want) return;  // drained (edge-triggered: a new edge follows)
+        if (static_cast<size_t>(n) < want && !peer_closed) return;  // drained
         continue;
       }
       if (n == 0) {
@@ -186,7 +190,7 @@ void Connection::on_readable() {
       if (n > 0) {
         uint64_t now_ns = w.loop().refresh_now_ns();
         if (!process(buf, static_cast<size_t>(n), now_ns)) return;
-        if (static_cast<size_t>(n) < kReadChunk) return;  // drained
+        if (static_cast<size_t>(n) < kReadChunk && !peer_closed) return;  // drained
         continue;
       }
       if (n == 0) {

@@ -37,7 +37,7 @@ class Connection final : public IoHandler {
   void on_connected(uint64_t now_ns);
   void send_request(uint64_t now_ns);
   bool flush_write();
-  void on_readable();
+  void on_readable(uint32_t events);
   // Returns false when the connection was closed while handling the bytes.
   bool process(const char* data, size_t len, uint64_t now_ns);
   bool on_response_complete(uint64_t now_ns, bool more_bytes_follow);

@@ -81,7 +81,8 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
     cfg.head_request = head_request;
     cfg.keep_alive = options.request.keep_alive;
     cfg.timeout_ns = options.timeout_ns;
-    if (options.requests > 0) {
+    cfg.budget_mode = options.requests > 0;
+    if (cfg.budget_mode) {
       cfg.requests = options.requests / threads + (i < options.requests % threads ? 1 : 0);
     }
     cfg.start_ns = start_ns;

@@ -25,7 +25,8 @@ struct WorkerConfig {
   bool head_request = false;             // responses carry no body
   bool keep_alive = true;                // false: one connection per request
   uint64_t timeout_ns = 0;
-  uint64_t requests = 0;                 // this worker's share of -n; 0 = no budget
+  bool budget_mode = false;              // -n: send exactly `requests`, then finish
+  uint64_t requests = 0;                 // this worker's share of -n (may be 0 when -n < -t)
   uint64_t start_ns = 0;                 // when load starts (warm-up begins)
   uint64_t measure_start_ns = 0;         // when recording starts (start + warm-up)
   uint64_t end_ns = 0;                   // when the measured phase ends; 0 = no time limit

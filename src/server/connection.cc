@@ -18,6 +18,10 @@ constexpr size_t kMaxIov = 64;
 // Per sendmsg/sendfile call: large enough to fill any socket buffer, small enough that one connection
 // streaming a huge body does not starve the others of its reactor.
 constexpr uint64_t kMaxBatchBytes = 1 << 20;
+// Work one connection may do per turn before it yields to the rest of its reactor: a client
+// streaming a huge body, or reading a /bytes/2^40 as fast as we send, must not starve the others.
+constexpr int kMaxReadsPerTurn = 16;
+constexpr uint64_t kMaxSentBytesPerTurn = 4 << 20;
 // After the last response of a closing connection the peer may still be sending (a rejected body,
 // pipelined requests); reading it for a while before close() keeps the kernel from answering with
 // an RST that could destroy the response before the client read it.
@@ -32,11 +36,14 @@ ServerConnection::ServerConnection(ServerReactor* reactor, int fd)
   timeout_timer_.ctx = this;
   delay_timer_.fn = [](Timer*, void* ctx) { static_cast<ServerConnection*>(ctx)->progress(); };
   delay_timer_.ctx = this;
+  yield_timer_.fn = [](Timer*, void* ctx) { static_cast<ServerConnection*>(ctx)->progress(); };
+  yield_timer_.ctx = this;
 }
 
 ServerConnection::~ServerConnection() {
   loop_.cancel(timeout_timer_);
   loop_.cancel(delay_timer_);
+  loop_.cancel(yield_timer_);
   close(fd_);
 }
 
@@ -72,9 +79,21 @@ void ServerConnection::on_io(uint32_t events) {
   progress();
 }
 
+void ServerConnection::yield() {
+  // One nanosecond after this wake-up's clock reading: not due in this round of timers (which would
+  // let a yielding connection run forever without epoll), so the loop polls once (zero wait) and the
+  // connection continues after that batch of events: everyone else goes first.
+  if (!yield_timer_.armed()) loop_.arm(yield_timer_, loop_.now_ns() + 1);
+}
+
 void ServerConnection::progress() {
   const uint64_t now = loop_.now_ns();
-  for (;;) {
+  sent_this_turn_ = 0;
+  for (int reads = 0;; ++reads) {
+    if (reads == kMaxReadsPerTurn) {
+      yield();
+      break;
+    }
     if (!pending_in_.empty() && session_.wants_input()) {
       reactor_->refresh_date(now);
       const size_t used = session_.feed(pending_in_.data(), pending_in_.size(), now);
@@ -93,13 +112,16 @@ void ServerConnection::progress() {
       case Flush::kClose:
         finish();
         return;
+      case Flush::kYield:
+        yield();
+        break;
       case Flush::kBlocked:
       case Flush::kDone:
         break;
     }
     // Go round again only if sending made room for input that is waiting.
     const bool input_waiting = !pending_in_.empty() || (read_pending_ && !peer_eof_);
-    if (!input_waiting || !session_.wants_input()) break;
+    if (!input_waiting || !session_.wants_input() || yield_timer_.armed()) break;
   }
   if (peer_eof_ && pending_in_.empty() && session_.output().empty()) {
     // The peer sent its last byte and has every response: nothing can happen on this connection.
@@ -136,8 +158,9 @@ bool ServerConnection::read_some() {
   return errno == EINTR;
 }
 
-void ServerConnection::account_sent(uint64_t counted_bytes) {
+void ServerConnection::account_sent(uint64_t sent_bytes, uint64_t counted_bytes) {
   last_activity_ns_ = loop_.now_ns();
+  sent_this_turn_ += sent_bytes;
   if (counted_bytes > 0) bump(reactor_->mutable_counters().bytes_sent, counted_bytes);
 }
 
@@ -145,6 +168,7 @@ ServerConnection::Flush ServerConnection::flush() {
   OutputQueue& out = session_.output();
   iovec iov[kMaxIov];
   for (;;) {
+    if (sent_this_turn_ >= kMaxSentBytesPerTurn) return Flush::kYield;
     const OutputQueue::Batch batch = out.gather(iov, kMaxIov, kMaxBatchBytes, loop_.now_ns());
     if (batch.iov_count > 0) {
       msghdr msg{};
@@ -158,7 +182,7 @@ ServerConnection::Flush ServerConnection::flush() {
         if (errno == EINTR) continue;
         return (errno == EAGAIN || errno == EWOULDBLOCK) ? Flush::kBlocked : Flush::kError;
       }
-      account_sent(out.consume(static_cast<uint64_t>(n)));
+      account_sent(static_cast<uint64_t>(n), out.consume(static_cast<uint64_t>(n)));
       // A partial write means the socket buffer is full; EPOLLOUT announces room again.
       if (static_cast<uint64_t>(n) < batch.bytes) return Flush::kBlocked;
       continue;
@@ -185,7 +209,7 @@ ServerConnection::Flush ServerConnection::flush() {
         }
         // The file shrank after its Content-Length went out: the response cannot be completed.
         if (n == 0) return Flush::kError;
-        account_sent(out.consume(static_cast<uint64_t>(n)));
+        account_sent(static_cast<uint64_t>(n), out.consume(static_cast<uint64_t>(n)));
         continue;  // a short sendfile is retried: EAGAIN then says for sure the socket is full
       }
     }
@@ -203,6 +227,7 @@ void ServerConnection::finish() {
   lingering_ = true;
   hard_deadline_ns_ = std::min(hard_deadline_ns_, loop_.now_ns() + kLingerNs);
   loop_.cancel(delay_timer_);
+  loop_.cancel(yield_timer_);
   loop_.arm(timeout_timer_, hard_deadline_ns_);
   drain_linger();
 }

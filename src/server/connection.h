@@ -29,12 +29,13 @@ class ServerConnection final : public IoHandler {
   ServerConnection* next = nullptr;
 
  private:
-  enum class Flush : uint8_t { kDone, kBlocked, kClose, kError };
+  enum class Flush : uint8_t { kDone, kBlocked, kYield, kClose, kError };
 
   void progress();
+  void yield();
   bool read_some();  // false: fatal socket error
   Flush flush();
-  void account_sent(uint64_t counted_bytes);
+  void account_sent(uint64_t sent_bytes, uint64_t counted_bytes);
   void finish();      // the closing response is out: close, lingering if the peer may still send
   void drain_linger();
   void update_timeout();
@@ -54,9 +55,11 @@ class ServerConnection final : public IoHandler {
   uint64_t lingered_bytes_ = 0;
   uint64_t last_activity_ns_ = 0;
   uint64_t head_started_ns_ = 0;  // 0: no partial head
+  uint64_t sent_this_turn_ = 0;
   uint64_t hard_deadline_ns_ = UINT64_MAX;  // linger or 408 sent: close by then whatever happens
   Timer timeout_timer_;  // armed lazily at the earliest deadline; re-checks when it fires
   Timer delay_timer_;    // a /delay response becomes ready
+  Timer yield_timer_;    // armed at "now" to continue after the other connections had their turn
 };
 
 }  // namespace hail

@@ -1,5 +1,7 @@
 """hail against `hail serve`: what hail reports must match what the server counted (/stats)."""
 
+import os
+import tempfile
 import unittest
 
 from support import HailServer, check_accounting, describe, run_hail, wait_until
@@ -197,8 +199,6 @@ class ServeCountsTest(unittest.TestCase):
         self.assertGreater(small.json["throughput"]["bytes_read"], 40 * 1000)
 
     def test_body_file_is_sent(self):
-        import os
-        import tempfile
         fd, path = tempfile.mkstemp(prefix="hail-body-")
         try:
             with os.fdopen(fd, "wb") as f:

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -361,6 +362,47 @@ TEST(Server, BytesSentMatchesWhatClientsReceived) {
   EXPECT_EQ(s.requests, 2u);
   EXPECT_GT(s.bytes_sent, received);
   EXPECT_LT(s.bytes_sent, received + 1000);  // two heads
+}
+
+TEST(Server, HugeTransfersDoNotStarveOtherConnections) {
+  auto server = start_server();  // one reactor for everyone
+  ASSERT_TRUE(server);
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> downloaded{0};
+  // A reader as fast as the machine allows, on a body that would take hours.
+  std::thread download([&] {
+    Client client(server->port());
+    client.send_all("GET /bytes/1099511627776 HTTP/1.1\r\n\r\n");
+    char buf[1 << 16];
+    while (!done.load()) {
+      const ssize_t n = recv(client.fd(), buf, sizeof buf, 0);
+      if (n <= 0) break;
+      downloaded += static_cast<uint64_t>(n);
+    }
+  });
+  // And an upload streaming a body that is read and discarded.
+  std::thread upload([&] {
+    Client client(server->port());
+    client.send_all("POST /bytes/1 HTTP/1.1\r\nContent-Length: 1099511627776\r\n\r\n");
+    const std::string chunk(1 << 16, 'u');
+    while (!done.load() && client.send_all(chunk)) {
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  Client probe(server->port());
+  double worst_ms = 0;
+  for (int i = 0; i < 20; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_TRUE(probe.send_all("GET /bytes/10 HTTP/1.1\r\n\r\n"));
+    EXPECT_EQ(probe.read_response().status, 200);
+    worst_ms = std::max(worst_ms, elapsed_ms(t0));
+  }
+  done = true;
+  server->stop();  // closes the transfers' connections
+  download.join();
+  upload.join();
+  EXPECT_GT(downloaded.load(), 1u << 20);
+  EXPECT_LT(worst_ms, 500.0);
 }
 
 TEST(Server, ManyConcurrentConnectionsOverSeveralThreads) {
