@@ -256,8 +256,8 @@ bool Http1ResponseParser::on_head_complete() {
   if ((flags & F_TRANSFER_ENCODING) != 0) {
     // llhttp has already rejected Transfer-Encoding together with Content-Length, and sets
     // F_CHUNKED only when chunked is the final coding.
-    if (minor == 0)
-      keep_alive = false;  // RFC 9112 §6.1: framing of a 1.0 message with T-E is suspect
+    // RFC 9112 §6.1: the framing of an HTTP/1.0 message with Transfer-Encoding is suspect.
+    if (minor == 0) keep_alive = false;
     if ((flags & F_CHUNKED) != 0) {
       chunked_.reset();
       state_ = State::kBodyChunked;

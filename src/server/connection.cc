@@ -15,8 +15,8 @@ namespace hail {
 namespace {
 
 constexpr size_t kMaxIov = 64;
-// Per sendmsg/sendfile call: large enough to fill any socket buffer, small enough that one connection
-// streaming a huge body does not starve the others of its reactor.
+// Per sendmsg/sendfile call: large enough to fill any socket buffer, small enough that one
+// connection streaming a huge body does not starve the others of its reactor.
 constexpr uint64_t kMaxBatchBytes = 1 << 20;
 // Work one connection may do per turn before it yields to the rest of its reactor: a client
 // streaming a huge body, or reading a /bytes/2^40 as fast as we send, must not starve the others.
@@ -58,8 +58,8 @@ bool ServerConnection::start(int* err) {
 }
 
 void ServerConnection::destroy() {
-  // remove() rather than relying on close(): a forked child may briefly share the fd, and then epoll
-  // would keep reporting it for a deleted handler.
+  // remove() rather than relying on close(): a forked child may briefly share the fd, and then
+  // epoll would keep reporting it for a deleted handler.
   loop_.remove(fd_, this);
   reactor_->remove_connection(this);
   delete this;
@@ -81,8 +81,8 @@ void ServerConnection::on_io(uint32_t events) {
 
 void ServerConnection::yield() {
   // One nanosecond after this wake-up's clock reading: not due in this round of timers (which would
-  // let a yielding connection run forever without epoll), so the loop polls once (zero wait) and the
-  // connection continues after that batch of events: everyone else goes first.
+  // let a yielding connection run forever without epoll), so the loop polls once (zero wait) and
+  // the connection continues after that batch of events: everyone else goes first.
   if (!yield_timer_.armed()) loop_.arm(yield_timer_, loop_.now_ns() + 1);
 }
 
@@ -294,8 +294,8 @@ void ServerConnection::on_timeout() {
   const ReactorConfig& config = reactor_->config();
   if (head_started_ns_ != 0 && config.header_timeout_ns != 0 &&
       now >= head_started_ns_ + config.header_timeout_ns) {
-    // Slowloris: the head did not arrive in time. Say so (408) if the client reads, but close by the
-    // linger deadline whether or not the answer gets out.
+    // Slowloris: the head did not arrive in time. Say so (408) if the client reads, but close by
+    // the linger deadline whether or not the answer gets out.
     session_.time_out_head();
     head_started_ns_ = 0;
     hard_deadline_ns_ = now + kLingerNs;

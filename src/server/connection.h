@@ -36,18 +36,18 @@ class ServerConnection final : public IoHandler {
   bool read_some();  // false: fatal socket error
   Flush flush();
   void account_sent(uint64_t sent_bytes, uint64_t counted_bytes);
-  void finish();      // the closing response is out: close, lingering if the peer may still send
+  void finish();  // the closing response is out: close, lingering if the peer may still send
   void drain_linger();
   void update_timeout();
   uint64_t deadline_ns() const;
   void on_timeout();
-  void destroy();     // deletes this
+  void destroy();  // deletes this
 
   ServerReactor* reactor_;
   EventLoop& loop_;
   int fd_;
   ServerSession session_;
-  std::string pending_in_;  // input the session could not take yet (its output is full)
+  std::string pending_in_;    // input the session could not take yet (its output is full)
   bool read_pending_ = true;  // the socket may hold unread bytes (edge-triggered bookkeeping)
   bool rdhup_seen_ = false;   // the peer's FIN is queued: read until EOF, not just a short read
   bool peer_eof_ = false;

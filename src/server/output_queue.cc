@@ -14,14 +14,15 @@ static_assert(kBodyPatternBufferBytes % kBodyPatternPeriod == 0);
 
 namespace {
 
-// Above this an emptied buffer gives its memory back: one large /echo must not pin megabytes for the
-// rest of a keep-alive connection.
+// Above this an emptied buffer gives its memory back: one large /echo must not pin megabytes for
+// the rest of a keep-alive connection.
 constexpr size_t kKeepBufferCapacity = 256 * 1024;
 
 struct PatternBuffer {
   char bytes[kBodyPatternBufferBytes];
   PatternBuffer() {
-    for (size_t i = 0; i < kBodyPatternBufferBytes; ++i) bytes[i] = kBodyPattern[i % kBodyPatternPeriod];
+    for (size_t i = 0; i < kBodyPatternBufferBytes; ++i)
+      bytes[i] = kBodyPattern[i % kBodyPatternPeriod];
   }
 };
 
@@ -123,8 +124,8 @@ OutputQueue::Batch OutputQueue::gather(iovec* iov, size_t max_iov, uint64_t max_
   Batch batch;
   while (count_ > 0 && at(0).kind == Kind::kDelay && at(0).value <= now_ns) pop_front();
 
-  // Adds up to `len` bytes at `data` to the batch, joining them to the previous iovec when contiguous;
-  // returns how many fit (fewer than `len` means the batch is full).
+  // Adds up to `len` bytes at `data` to the batch, joining them to the previous iovec when
+  // contiguous; returns how many fit (fewer than `len` means the batch is full).
   auto add = [&](const char* data, uint64_t len) -> uint64_t {
     len = std::min(len, max_bytes - batch.bytes);
     if (len == 0) return 0;

@@ -1,7 +1,8 @@
-// OutputQueue: what one server connection still has to send, in order — rendered heads and small bodies
-// in one contiguous buffer, /bytes bodies as references to a static pattern, large files as (fd, offset,
-// length), plus delay and close markers. gather() turns the front into an iovec batch so a connection
-// sends everything ready with one sendmsg. Owner: server. Single-threaded (its connection's reactor).
+// OutputQueue: what one server connection still has to send, in order — rendered heads and small
+// bodies in one contiguous buffer, /bytes bodies as references to a static pattern, large files as
+// (fd, offset, length), plus delay and close markers. gather() turns the front into an iovec batch
+// so a connection sends everything ready with one sendmsg. Owner: server. Single-threaded (its
+// connection's reactor).
 #pragma once
 
 #include <sys/uio.h>
@@ -41,7 +42,8 @@ class OutputQueue {
     uint64_t offset = 0;
     uint64_t length = 0;
   };
-  // Position for rollback(): undoes appends made after mark() (e.g. when a file read comes up short).
+  // Position for rollback(): undoes appends made after mark() (e.g. when a file read comes up
+  // short).
   struct Mark {
     size_t segments = 0;
     size_t buffer_bytes = 0;
@@ -65,8 +67,8 @@ class OutputQueue {
   Mark mark() const;
   void rollback(const Mark& mark);
 
-  // Fills `iov` from the front up to the first file, pending delay or close marker. Delays whose time
-  // has come (now_ns) are passed over.
+  // Fills `iov` from the front up to the first file, pending delay or close marker. Delays whose
+  // time has come (now_ns) are passed over.
   Batch gather(iovec* iov, size_t max_iov, uint64_t max_bytes, uint64_t now_ns);
   // The file at the front; only after gather() returned kFile with an empty batch.
   FileChunk front_file() const;
@@ -75,7 +77,8 @@ class OutputQueue {
 
   bool empty() const { return count_ == 0; }
   size_t segments() const { return count_; }
-  // Bytes held in the buffer (heads, small and echoed bodies): the memory a client can make us hold.
+  // Bytes held in the buffer (heads, small and echoed bodies): the memory a client can make us
+  // hold.
   size_t buffered_bytes() const { return buffer_.size() - buffer_head_; }
   bool closing() const { return closing_; }
 
@@ -100,7 +103,7 @@ class OutputQueue {
   size_t count_ = 0;
   uint64_t front_sent_ = 0;  // bytes of the front segment already sent
   std::string buffer_;
-  size_t buffer_head_ = 0;   // first unsent byte of buffer_
+  size_t buffer_head_ = 0;  // first unsent byte of buffer_
   bool closing_ = false;
 };
 

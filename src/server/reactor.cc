@@ -31,7 +31,9 @@ ServerReactor::ServerReactor(EventLoop* loop, int listen_fd, const ReactorConfig
   env_.date_line = &date_cache_.line(loop_->now_ns());
 }
 
-ServerReactor::~ServerReactor() { close_all(); }
+ServerReactor::~ServerReactor() {
+  close_all();
+}
 
 void ServerReactor::close_all() {
   // The thread has stopped: close what is left without any protocol courtesy.
@@ -46,7 +48,9 @@ void ServerReactor::close_all() {
   listen_fd_ = -1;
 }
 
-int ServerReactor::start_listening() { return loop_->add(listen_fd_, EPOLLIN, this); }
+int ServerReactor::start_listening() {
+  return loop_->add(listen_fd_, EPOLLIN, this);
+}
 
 void ServerReactor::remove_connection(ServerConnection* connection) {
   if (connection->prev != nullptr) {
@@ -76,7 +80,8 @@ bool ServerReactor::accept_one() {
       case ENFILE:
         shed_connection();
         return false;
-      default:  // EAGAIN: the backlog is empty (or a transient ENOBUFS/ENOMEM: retried next wake-up)
+      default:  // EAGAIN: the backlog is empty (or a transient ENOBUFS/ENOMEM: retried next
+                // wake-up)
         return false;
     }
   }
@@ -106,8 +111,8 @@ bool ServerReactor::accept_one() {
 
 void ServerReactor::shed_connection() {
   // Out of descriptors: the pending connection would keep the listening socket readable forever.
-  // Free the spare, accept it, close it (the client sees a close instead of hanging), take the spare
-  // back.
+  // Free the spare, accept it, close it (the client sees a close instead of hanging), take the
+  // spare back.
   if (spare_fd_ < 0) return;
   close(spare_fd_);
   spare_fd_ = -1;

@@ -1,7 +1,7 @@
 // ServerReactor: one thread of `hail serve` — its EventLoop, its SO_REUSEPORT listening socket, the
-// connections it accepted, its counters and Date line. Owner: server. Constructed and destroyed by the
-// Server (while its thread is not running); between those only its own thread touches it, except
-// counters(), which any thread may read.
+// connections it accepted, its counters and Date line. Owner: server. Constructed and destroyed by
+// the Server (while its thread is not running); between those only its own thread touches it,
+// except counters(), which any thread may read.
 #pragma once
 
 #include <atomic>

@@ -92,7 +92,8 @@ bool has_dot_dot_segment(std::string_view path) {
 
 Route route_request(ServeMethod method, std::string_view target, std::string* decoded) {
   decoded->clear();
-  // Absolute-form ("http://h/p") is for proxies and "*" only for OPTIONS: neither names a resource here.
+  // Absolute-form ("http://h/p") is for proxies and "*" only for OPTIONS: neither names a resource
+  // here.
   if (target.empty() || target[0] != '/') return error_route(400);
   const size_t query = target.find_first_of("?#");
   if (query != std::string_view::npos) target = target.substr(0, query);
@@ -101,7 +102,8 @@ Route route_request(ServeMethod method, std::string_view target, std::string* de
 
   const std::string_view path = *decoded;
   const bool get_or_head = method == ServeMethod::kGet || method == ServeMethod::kHead;
-  const bool default_allowed = get_or_head || method == ServeMethod::kPost || method == ServeMethod::kPut;
+  const bool default_allowed =
+      get_or_head || method == ServeMethod::kPost || method == ServeMethod::kPut;
 
   if (path == "/echo") {
     Route route;
@@ -122,12 +124,14 @@ Route route_request(ServeMethod method, std::string_view target, std::string* de
     route = number_route(Endpoint::kDelay, path.substr(7), kMaxDelayMs);
   } else if (path.starts_with("/status/")) {
     route = number_route(Endpoint::kStatus, path.substr(8), 599);
-    // 1xx would be interim responses, which need a final one after them: not a thing to answer alone.
+    // 1xx would be interim responses, which need a final one after them: not a thing to answer
+    // alone.
     if (route.endpoint == Endpoint::kStatus && route.number < 200) route = error_route(400);
   } else {
     route.endpoint = Endpoint::kStatic;
   }
-  if (route.endpoint != Endpoint::kError && !default_allowed) return error_route(405, kAllowDefault);
+  if (route.endpoint != Endpoint::kError && !default_allowed)
+    return error_route(405, kAllowDefault);
   return route;
 }
 

@@ -10,25 +10,27 @@
 
 namespace hail {
 
-// "OK", "Not Found", ...; "Unknown" for codes without a registered phrase (the phrase is informative
-// only, clients must not depend on it).
+// "OK", "Not Found", ...; "Unknown" for codes without a registered phrase (the phrase is
+// informative only, clients must not depend on it).
 std::string_view reason_phrase(int status);
 
 // True for statuses whose responses never have a body (and so get no Content-Length here).
-inline bool status_has_no_body(int status) { return status == 204 || status == 304; }
+inline bool status_has_no_body(int status) {
+  return status == 204 || status == 304;
+}
 
 struct HeadFields {
   int status = 200;
   std::string_view content_type;  // empty: no Content-Type header
   uint64_t content_length = 0;    // sent unless status_has_no_body(status)
   bool keep_alive = true;
-  bool http10 = false;            // HTTP/1.0 request: keep-alive must be announced to be kept
-  std::string_view date_line;     // "Date: ...\r\n" or empty
-  std::string_view extra_lines;   // further complete header lines ("Allow: GET\r\n"), or empty
+  bool http10 = false;           // HTTP/1.0 request: keep-alive must be announced to be kept
+  std::string_view date_line;    // "Date: ...\r\n" or empty
+  std::string_view extra_lines;  // further complete header lines ("Allow: GET\r\n"), or empty
 };
 
-// Appends "HTTP/1.1 <status> <reason>\r\n" and the headers, ending with the blank line. The status line
-// says HTTP/1.1 to 1.0 clients too (RFC 9110 section 6.2: a server sends its own version);
+// Appends "HTTP/1.1 <status> <reason>\r\n" and the headers, ending with the blank line. The status
+// line says HTTP/1.1 to 1.0 clients too (RFC 9110 section 6.2: a server sends its own version);
 // "Connection: keep-alive" is what keeps their connection open.
 void append_head(std::string* out, const HeadFields& fields);
 

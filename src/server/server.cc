@@ -141,7 +141,9 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
   return server;
 }
 
-Server::~Server() { stop(); }
+Server::~Server() {
+  stop();
+}
 
 void Server::stop() {
   std::lock_guard<std::mutex> lock(stop_mutex_);
@@ -150,8 +152,8 @@ void Server::stop() {
   for (auto& reactor : reactors_) reactor->loop().stop();
   for (auto& thread : threads_) thread.join();
   threads_.clear();
-  // Connections close here, on the stopping thread, now that no reactor runs. The reactors themselves
-  // stay (until the destructor) so that stats() keeps the totals.
+  // Connections close here, on the stopping thread, now that no reactor runs. The reactors
+  // themselves stay (until the destructor) so that stats() keeps the totals.
   for (auto& reactor : reactors_) reactor->close_all();
 }
 

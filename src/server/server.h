@@ -1,6 +1,7 @@
-// Server: `hail serve`, the built-in HTTP/1.1 target — N reactor threads, each with its own EventLoop and
-// SO_REUSEPORT listening socket on one address. Used by the CLI, `hail demo` and tests in-process.
-// Owner: server. start(), port(), stats() and stop() may be called from any thread except a reactor's.
+// Server: `hail serve`, the built-in HTTP/1.1 target — N reactor threads, each with its own
+// EventLoop and SO_REUSEPORT listening socket on one address. Used by the CLI, `hail demo` and
+// tests in-process. Owner: server. start(), port(), stats() and stop() may be called from any
+// thread except a reactor's.
 #pragma once
 
 #include <atomic>

@@ -25,11 +25,16 @@ bool equals_ignore_case(std::string_view a, std::string_view lower) {
 
 ServeMethod serve_method(uint8_t method) {
   switch (method) {
-    case HTTP_GET: return ServeMethod::kGet;
-    case HTTP_HEAD: return ServeMethod::kHead;
-    case HTTP_POST: return ServeMethod::kPost;
-    case HTTP_PUT: return ServeMethod::kPut;
-    default: return ServeMethod::kOther;
+    case HTTP_GET:
+      return ServeMethod::kGet;
+    case HTTP_HEAD:
+      return ServeMethod::kHead;
+    case HTTP_POST:
+      return ServeMethod::kPost;
+    case HTTP_PUT:
+      return ServeMethod::kPut;
+    default:
+      return ServeMethod::kOther;
   }
 }
 
@@ -111,8 +116,8 @@ size_t ServerSession::feed(const char* data, size_t len, uint64_t now_ns) {
       if (output_.closing()) return len;
       continue;
     }
-    // Malformed (or a limit a callback enforced): answer and close. llhttp stays in its error state, so
-    // nothing after this point is ever parsed.
+    // Malformed (or a limit a callback enforced): answer and close. llhttp stays in its error
+    // state, so nothing after this point is ever parsed.
     respond_error(error_status_ != 0 ? error_status_ : 400, {}, true);
     return len;
   }
@@ -148,8 +153,7 @@ int ServerSession::note_head_bytes(const char* at, size_t len) {
 
 void ServerSession::end_request_line() {
   if (request_line_bytes_ != 0 || head_start_ == nullptr) return;
-  request_line_bytes_ =
-      head_bytes_before_ + static_cast<uint64_t>(head_last_end_ - head_start_);
+  request_line_bytes_ = head_bytes_before_ + static_cast<uint64_t>(head_last_end_ - head_start_);
 }
 
 void ServerSession::account_partial_head(const char* chunk_end) {
@@ -387,12 +391,13 @@ void ServerSession::respond() {
       }
       break;
     case Endpoint::kStats: {
-      const ServerStats stats = env_->stats != nullptr ? env_->stats(env_->stats_ctx) : ServerStats{};
-      const std::string body = "{\"requests\": " + std::to_string(stats.requests) +
-                               ", \"connections\": " + std::to_string(stats.connections) +
-                               ", \"bytes_sent\": " + std::to_string(stats.bytes_sent) +
-                               ", \"rejected_connections\": " +
-                               std::to_string(stats.rejected_connections) + "}\n";
+      const ServerStats stats =
+          env_->stats != nullptr ? env_->stats(env_->stats_ctx) : ServerStats{};
+      const std::string body =
+          "{\"requests\": " + std::to_string(stats.requests) +
+          ", \"connections\": " + std::to_string(stats.connections) +
+          ", \"bytes_sent\": " + std::to_string(stats.bytes_sent) +
+          ", \"rejected_connections\": " + std::to_string(stats.rejected_connections) + "}\n";
       fields.content_type = "application/json";
       fields.content_length = body.size();
       queue_head(fields, false);

@@ -1,8 +1,9 @@
-// ServerSession: the server side of one HTTP/1.1 connection as a pure state machine — request bytes in,
-// queued response bytes (an OutputQueue) out. It parses with llhttp (strict: conflicting lengths and
-// CL+TE are errors, which closes the door on request smuggling), enforces the head and body limits and
-// renders every response. No socket and no clock (now_ns is passed in), so unit tests and the fuzz
-// target drive it directly. Owner: server. Single-threaded (its connection's reactor).
+// ServerSession: the server side of one HTTP/1.1 connection as a pure state machine — request bytes
+// in, queued response bytes (an OutputQueue) out. It parses with llhttp (strict: conflicting
+// lengths and CL+TE are errors, which closes the door on request smuggling), enforces the head and
+// body limits and renders every response. No socket and no clock (now_ns is passed in), so unit
+// tests and the fuzz target drive it directly. Owner: server. Single-threaded (its connection's
+// reactor).
 #pragma once
 
 #include <llhttp.h>
@@ -19,9 +20,9 @@ namespace hail {
 
 class StaticRoot;
 
-inline constexpr size_t kMaxRequestLineBytes = 8 * 1024;    // longer: 414 and close
-inline constexpr size_t kMaxHeaderBytes = 16 * 1024;        // header fields after it; longer: 431
-inline constexpr uint64_t kMaxEchoBodyBytes = 8 << 20;      // /echo bodies; longer: 413 and close
+inline constexpr size_t kMaxRequestLineBytes = 8 * 1024;  // longer: 414 and close
+inline constexpr size_t kMaxHeaderBytes = 16 * 1024;      // header fields after it; longer: 431
+inline constexpr uint64_t kMaxEchoBodyBytes = 8 << 20;    // /echo bodies; longer: 413 and close
 // Files up to this size are read into the output buffer (one sendmsg with the head, and the fd is
 // closed at once); larger ones go out with sendfile.
 inline constexpr uint64_t kInlineFileMaxBytes = 64 * 1024;
@@ -32,9 +33,10 @@ inline constexpr size_t kMaxBufferedOutputBytes = 256 * 1024;
 
 // What sessions share with their reactor; it outlives them.
 struct SessionEnv {
-  const StaticRoot* root = nullptr;        // null: no --root, every static path is a 404
-  const std::string* date_line = nullptr;  // "Date: ...\r\n" kept current by the reactor; null: none
-  ServerCounters* counters = nullptr;      // requests are counted here when a response is queued
+  const StaticRoot* root = nullptr;  // null: no --root, every static path is a 404
+  const std::string* date_line =
+      nullptr;                         // "Date: ...\r\n" kept current by the reactor; null: none
+  ServerCounters* counters = nullptr;  // requests are counted here when a response is queued
   ServerStats (*stats)(const void* ctx) = nullptr;  // the server-wide totals for /stats
   const void* stats_ctx = nullptr;
 };
@@ -45,9 +47,9 @@ class ServerSession {
   ServerSession(const ServerSession&) = delete;
   ServerSession& operator=(const ServerSession&) = delete;
 
-  // Parses requests from `data` and queues their responses in order. Returns the bytes consumed: fewer
-  // than `len` when output is full (see wants_input()); the caller keeps the rest and feeds it again
-  // later. Once a closing response is queued everything further is consumed and ignored.
+  // Parses requests from `data` and queues their responses in order. Returns the bytes consumed:
+  // fewer than `len` when output is full (see wants_input()); the caller keeps the rest and feeds
+  // it again later. Once a closing response is queued everything further is consumed and ignored.
   size_t feed(const char* data, size_t len, uint64_t now_ns);
   // False while the output is over its limits or the connection is closing.
   bool wants_input() const;
@@ -55,8 +57,8 @@ class ServerSession {
   bool in_head() const { return in_head_; }
   // Part of a request has arrived but its response is not queued yet.
   bool mid_request() const { return in_message_; }
-  // A response refusing a request (400, 408, 413, 414, 431) was queued: the peer may still be sending,
-  // so the connection should linger on close instead of resetting.
+  // A response refusing a request (400, 408, 413, 414, 431) was queued: the peer may still be
+  // sending, so the connection should linger on close instead of resetting.
   bool refused() const { return refused_; }
   // Header timeout: queue a 408 and close.
   void time_out_head();
@@ -112,8 +114,8 @@ class ServerSession {
   std::string field_;  // current header name, only as long as the names we look for
   std::string content_type_;
   std::string expect_;
-  std::string path_;   // decoded request path
-  std::string body_;   // /echo only
+  std::string path_;  // decoded request path
+  std::string body_;  // /echo only
 
   // Head size accounting across feed() calls: bytes before this chunk, where the head starts in it.
   uint64_t head_bytes_before_ = 0;

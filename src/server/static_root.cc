@@ -49,8 +49,8 @@ int status_for_errno(int err) {
   }
 }
 
-// Opens `relative` beneath the root as a regular file: O_NONBLOCK so a FIFO placed under the root cannot
-// block a reactor in open(); the type check below then refuses it.
+// Opens `relative` beneath the root as a regular file: O_NONBLOCK so a FIFO placed under the root
+// cannot block a reactor in open(); the type check below then refuses it.
 int open_regular(int dir_fd, const char* relative, StaticRoot::File* out, bool* is_dir) {
   const int fd = openat2_beneath(dir_fd, relative, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) return status_for_errno(errno);
@@ -92,7 +92,9 @@ Result<std::unique_ptr<StaticRoot>> StaticRoot::open(const std::string& dir) {
   return std::unique_ptr<StaticRoot>(new StaticRoot(fd));
 }
 
-StaticRoot::~StaticRoot() { ::close(dir_fd_); }
+StaticRoot::~StaticRoot() {
+  ::close(dir_fd_);
+}
 
 int StaticRoot::open_file(std::string_view path, File* out) const {
   *out = File{};

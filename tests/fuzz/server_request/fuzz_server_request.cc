@@ -1,6 +1,6 @@
-// Fuzz target: arbitrary bytes into ServerSession (the server's per-connection protocol logic), with
-// no socket. Input layout: byte 0 picks the feed chunk size (% 32, 0 = all at once), byte 1 the most
-// each simulated send takes (% 32 * 97, 0 = everything); the rest is what the client sent.
+// Fuzz target: arbitrary bytes into ServerSession (the server's per-connection protocol logic),
+// with no socket. Input layout: byte 0 picks the feed chunk size (% 32, 0 = all at once), byte 1
+// the most each simulated send takes (% 32 * 97, 0 = everything); the rest is what the client sent.
 // Checks: feed() never claims more than it was given, input is taken whenever the session wants it,
 // output stays bounded, and the stream starts like an HTTP/1.1 response.
 #include <sys/uio.h>
@@ -15,7 +15,9 @@
 
 namespace {
 
-hail::ServerStats no_stats(const void*) { return {}; }
+hail::ServerStats no_stats(const void*) {
+  return {};
+}
 
 void check(bool ok) {
   if (!ok) std::abort();
@@ -23,7 +25,8 @@ void check(bool ok) {
 
 // Sends (discards) what the output has ready, at most `max_send` per simulated write; returns the
 // number of bytes taken, checking that responses begin with a status line.
-uint64_t drain(hail::OutputQueue& out, uint64_t now_ns, uint64_t max_send, std::string* first_bytes) {
+uint64_t drain(hail::OutputQueue& out, uint64_t now_ns, uint64_t max_send,
+               std::string* first_bytes) {
   uint64_t total = 0;
   iovec iov[16];
   for (int guard = 0; guard < 1'000'000; ++guard) {
@@ -52,7 +55,8 @@ uint64_t drain(hail::OutputQueue& out, uint64_t now_ns, uint64_t max_send, std::
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   const size_t step = data[0] % 32 == 0 ? SIZE_MAX : data[0] % 32;
-  const uint64_t max_send = data[1] % 32 == 0 ? UINT64_MAX : static_cast<uint64_t>(data[1] % 32) * 97;
+  const uint64_t max_send =
+      data[1] % 32 == 0 ? UINT64_MAX : static_cast<uint64_t>(data[1] % 32) * 97;
   const char* input = reinterpret_cast<const char*>(data + 2);
   const size_t len = size - 2;
 
@@ -88,6 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   now_ns += hail::kMaxDelayMs * hail::kNsPerMs + 1;
   drain(session.output(), now_ns, UINT64_MAX, &first_bytes);
-  if (!first_bytes.empty()) check(first_bytes.compare(0, 9, "HTTP/1.1 ", 0, first_bytes.size()) == 0);
+  if (!first_bytes.empty())
+    check(first_bytes.compare(0, 9, "HTTP/1.1 ", 0, first_bytes.size()) == 0);
   return 0;
 }

@@ -22,10 +22,11 @@
 
 namespace hail::test {
 
-// Everything the queue would send by `now_ns` (delays not yet due stop it), honouring file segments by
-// reading them. `max_send` models short writes: each gathered batch is consumed at most that much.
-inline std::string drain_output(OutputQueue& out, uint64_t now_ns = UINT64_MAX, bool* closed = nullptr,
-                                uint64_t max_send = UINT64_MAX) {
+// Everything the queue would send by `now_ns` (delays not yet due stop it), honouring file segments
+// by reading them. `max_send` models short writes: each gathered batch is consumed at most that
+// much.
+inline std::string drain_output(OutputQueue& out, uint64_t now_ns = UINT64_MAX,
+                                bool* closed = nullptr, uint64_t max_send = UINT64_MAX) {
   std::string sent;
   iovec iov[16];
   for (;;) {
@@ -82,8 +83,8 @@ inline size_t parse_response(std::string_view bytes, Response* out, bool no_body
   while (line_end != std::string_view::npos) {
     const size_t start = line_end + 2;
     line_end = head.find("\r\n", start);
-    std::string_view line = head.substr(start, line_end == std::string_view::npos ? std::string_view::npos
-                                                                                   : line_end - start);
+    std::string_view line = head.substr(
+        start, line_end == std::string_view::npos ? std::string_view::npos : line_end - start);
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     std::string name(line.substr(0, colon));
@@ -102,7 +103,8 @@ inline size_t parse_response(std::string_view bytes, Response* out, bool no_body
   return used;
 }
 
-inline std::vector<Response> parse_responses(std::string_view bytes, std::vector<bool> no_body = {}) {
+inline std::vector<Response> parse_responses(std::string_view bytes,
+                                             std::vector<bool> no_body = {}) {
   std::vector<Response> out;
   while (!bytes.empty()) {
     Response r;

@@ -33,12 +33,12 @@ class TempRoot {
     for (size_t i = 0; i < large.size(); ++i) large[i] = static_cast<char>('A' + (i * 7) % 26);
     write(root_ + "/large.bin", large);
     mkfifo((root_ + "/fifo").c_str(), 0600);
-    symlink("/etc", (root_ + "/etc_link").c_str());                 // absolute, outside
-    symlink("/etc/passwd", (root_ + "/passwd_link").c_str());       // absolute, outside
-    symlink("../secret.txt", (root_ + "/secret_link").c_str());     // relative, climbs out
-    symlink("a.txt", (root_ + "/a_link.txt").c_str());              // relative, inside
-    symlink("../a.txt", (root_ + "/sub/up_link.txt").c_str());      // relative, climbs but stays inside
-    symlink("sub", (root_ + "/sub_link").c_str());                  // directory inside
+    symlink("/etc", (root_ + "/etc_link").c_str());              // absolute, outside
+    symlink("/etc/passwd", (root_ + "/passwd_link").c_str());    // absolute, outside
+    symlink("../secret.txt", (root_ + "/secret_link").c_str());  // relative, climbs out
+    symlink("a.txt", (root_ + "/a_link.txt").c_str());           // relative, inside
+    symlink("../a.txt", (root_ + "/sub/up_link.txt").c_str());  // relative, climbs but stays inside
+    symlink("sub", (root_ + "/sub_link").c_str());              // directory inside
     symlink((root_ + "/a.txt").c_str(), (root_ + "/abs_inside_link.txt").c_str());  // absolute
   }
   ~TempRoot() {

@@ -1,5 +1,3 @@
-#include "server/output_queue.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "server/output_queue.h"
 #include "server_test_util.h"
 
 namespace hail {
@@ -17,7 +16,8 @@ using test::expected_pattern;
 
 TEST(OutputQueue, PatternBufferIsThePattern) {
   const char* buffer = body_pattern_buffer();
-  EXPECT_EQ(std::string(buffer, kBodyPatternBufferBytes), expected_pattern(0, kBodyPatternBufferBytes));
+  EXPECT_EQ(std::string(buffer, kBodyPatternBufferBytes),
+            expected_pattern(0, kBodyPatternBufferBytes));
   EXPECT_EQ(kBodyPattern[kBodyPatternPeriod - 1], '\n');
 }
 

@@ -1,6 +1,6 @@
-#include "server/request_path.h"
-
 #include <gtest/gtest.h>
+
+#include "server/request_path.h"
 
 namespace hail {
 namespace {
@@ -12,20 +12,13 @@ TEST(PercentDecode, Table) {
     std::string_view out;
   };
   const Case cases[] = {
-      {"/", true, "/"},
-      {"/a/b.html", true, "/a/b.html"},
-      {"/a%20b", true, "/a b"},
-      {"/%2e%2E/x", true, "/../x"},
-      {"/a%2Fb", true, "/a/b"},
-      {"/a+b", true, "/a+b"},
-      {"/%41%7a", true, "/Az"},
-      {"/%ff", true, "/\xff"},
-      {"/%00", false, ""},
-      {"/a%0", false, ""},
-      {"/a%", false, ""},
-      {"/%g1", false, ""},
-      {"/%1g", false, ""},
-      {"/%%41", false, ""},
+      {"/", true, "/"},         {"/a/b.html", true, "/a/b.html"},
+      {"/a%20b", true, "/a b"}, {"/%2e%2E/x", true, "/../x"},
+      {"/a%2Fb", true, "/a/b"}, {"/a+b", true, "/a+b"},
+      {"/%41%7a", true, "/Az"}, {"/%ff", true, "/\xff"},
+      {"/%00", false, ""},      {"/a%0", false, ""},
+      {"/a%", false, ""},       {"/%g1", false, ""},
+      {"/%1g", false, ""},      {"/%%41", false, ""},
       {"", true, ""},
   };
   for (const Case& c : cases) {
@@ -43,10 +36,10 @@ TEST(DotDotSegment, Table) {
     bool dot_dot;
   };
   const Case cases[] = {
-      {"/", false},          {"/..", true},       {"/../etc/passwd", true}, {"/a/../b", true},
-      {"/a/..", true},       {"..", true},        {"/a/...", false},         {"/..a", false},
-      {"/a..", false},       {"/a/./b", false},   {"//..//", true},          {"/a/b/c", false},
-      {"", false},           {"/.../..", true},
+      {"/", false},    {"/..", true},     {"/../etc/passwd", true}, {"/a/../b", true},
+      {"/a/..", true}, {"..", true},      {"/a/...", false},        {"/..a", false},
+      {"/a..", false}, {"/a/./b", false}, {"//..//", true},         {"/a/b/c", false},
+      {"", false},     {"/.../..", true},
   };
   for (const Case& c : cases) EXPECT_EQ(has_dot_dot_segment(c.path), c.dot_dot) << c.path;
 }

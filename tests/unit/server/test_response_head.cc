@@ -1,8 +1,7 @@
-#include "server/response_head.h"
-
 #include <gtest/gtest.h>
 
 #include "core/clock.h"
+#include "server/response_head.h"
 
 namespace hail {
 namespace {
@@ -41,7 +40,9 @@ TEST(ResponseHead, Table) {
   unknown.content_length = 1099511627776;
 
   const Case cases[] = {
-      {ok, "prefix|HTTP/1.1 200 OK\r\nServer: hail\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\n"},
+      {ok,
+       "prefix|HTTP/1.1 200 OK\r\nServer: hail\r\nContent-Type: text/plain\r\nContent-Length: "
+       "3\r\n\r\n"},
       {close,
        "prefix|HTTP/1.1 200 OK\r\nServer: hail\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n"
        "Connection: close\r\n\r\n"},
@@ -56,7 +57,8 @@ TEST(ResponseHead, Table) {
       {dated,
        "prefix|HTTP/1.1 404 Not Found\r\nServer: hail\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
        "Content-Length: 0\r\nAllow: GET\r\n\r\n"},
-      {unknown, "prefix|HTTP/1.1 299 Unknown\r\nServer: hail\r\nContent-Length: 1099511627776\r\n\r\n"},
+      {unknown,
+       "prefix|HTTP/1.1 299 Unknown\r\nServer: hail\r\nContent-Length: 1099511627776\r\n\r\n"},
   };
   for (const Case& c : cases) EXPECT_EQ(render(c.fields), c.expected);
 }

@@ -1,6 +1,6 @@
-#include "cli/serve_flags.h"
-
 #include <gtest/gtest.h>
+
+#include "cli/serve_flags.h"
 
 namespace hail {
 namespace {
@@ -70,9 +70,9 @@ TEST(ServeFlags, Errors) {
 
 TEST(ServeFlags, UsageMentionsEveryFlag) {
   const std::string usage = serve_usage();
-  for (const char* flag : {"--host", "--port", "--root", "--threads", "--header-timeout",
-                           "--idle-timeout", "--max-connections", "/bytes/N", "/delay/MS",
-                           "/status/CODE", "/echo", "/stats"}) {
+  for (const char* flag :
+       {"--host", "--port", "--root", "--threads", "--header-timeout", "--idle-timeout",
+        "--max-connections", "/bytes/N", "/delay/MS", "/status/CODE", "/echo", "/stats"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }

@@ -1,6 +1,4 @@
 // The real server in-process on 127.0.0.1, port 0, driven by blocking loopback sockets.
-#include "server/server.h"
-
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "server/server.h"
 #include "server_test_util.h"
 #include "temp_root.h"
 
@@ -34,7 +33,8 @@ Response get(uint16_t port, const std::string& request, bool no_body = false) {
 }
 
 double elapsed_ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
+      .count();
 }
 
 TEST(Server, StartErrors) {
@@ -125,10 +125,10 @@ TEST(Server, PipelinedThreeRequestsInOneWrite) {
   auto server = start_server();
   ASSERT_TRUE(server);
   Client client(server->port());
-  ASSERT_TRUE(client.send_all(
-      "GET /bytes/10 HTTP/1.1\r\nHost: x\r\n\r\n"
-      "GET /status/201 HTTP/1.1\r\nHost: x\r\n\r\n"
-      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nxyz"));
+  ASSERT_TRUE(
+      client.send_all("GET /bytes/10 HTTP/1.1\r\nHost: x\r\n\r\n"
+                      "GET /status/201 HTTP/1.1\r\nHost: x\r\n\r\n"
+                      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nxyz"));
   auto r = client.read_responses(3);
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[0].body, expected_pattern(0, 10));
@@ -215,9 +215,11 @@ TEST(Server, TraversalAndSymlinks) {
     int status;
   };
   const Case refused[] = {
-      {"/../etc/passwd", 400},      {"/%2e%2e/", 400},        {"/a/%2E%2E/%2e%2e/x", 400},
-      {"/%2e%2e/%2e%2e/etc/passwd", 400}, {"/..%2fsecret.txt", 400}, {"/a%00.txt", 400},
-      {"/etc_link/passwd", 403},    {"/passwd_link", 403},    {"/secret_link", 403},
+      {"/../etc/passwd", 400},     {"/%2e%2e/", 400},
+      {"/a/%2E%2E/%2e%2e/x", 400}, {"/%2e%2e/%2e%2e/etc/passwd", 400},
+      {"/..%2fsecret.txt", 400},   {"/a%00.txt", 400},
+      {"/etc_link/passwd", 403},   {"/passwd_link", 403},
+      {"/secret_link", 403},
   };
   for (const Case& c : refused) {
     Response r = get(port, std::string("GET ") + c.target + " HTTP/1.1\r\n\r\n");
@@ -245,7 +247,8 @@ TEST(Server, OversizedHeadersAre431AndClose) {
   ASSERT_TRUE(server);
   Client client(server->port());
   std::string request = "GET /bytes/1 HTTP/1.1\r\n";
-  for (int i = 0; i < 200; ++i) request += "X-Big-" + std::to_string(i) + ": " + std::string(100, 'v') + "\r\n";
+  for (int i = 0; i < 200; ++i)
+    request += "X-Big-" + std::to_string(i) + ": " + std::string(100, 'v') + "\r\n";
   request += "\r\n";
   ASSERT_GT(request.size(), 16u * 1024);
   ASSERT_TRUE(client.send_all(request));
@@ -317,8 +320,9 @@ TEST(Server, StatsCountExactly) {
   ASSERT_TRUE(server);
   const uint16_t port = server->port();
   auto read_stats = [&] { return get(port, "GET /stats HTTP/1.1\r\n\r\n").body; };
-  EXPECT_EQ(read_stats(),
-            "{\"requests\": 0, \"connections\": 1, \"bytes_sent\": 0, \"rejected_connections\": 0}\n");
+  EXPECT_EQ(
+      read_stats(),
+      "{\"requests\": 0, \"connections\": 1, \"bytes_sent\": 0, \"rejected_connections\": 0}\n");
   uint64_t body_and_head_bytes = 0;
   for (int c = 0; c < 3; ++c) {
     Client client(port);
@@ -333,7 +337,8 @@ TEST(Server, StatsCountExactly) {
   (void)body_and_head_bytes;
   // 15 requests on 3 connections, plus the 2 /stats connections (the second counted by now).
   const std::string stats = read_stats();
-  EXPECT_TRUE(stats.starts_with("{\"requests\": 15, \"connections\": 5, \"bytes_sent\": ")) << stats;
+  EXPECT_TRUE(stats.starts_with("{\"requests\": 15, \"connections\": 5, \"bytes_sent\": "))
+      << stats;
   const ServerStats s = server->stats();
   EXPECT_EQ(s.requests, 15u);
   EXPECT_EQ(s.connections, 5u);
@@ -348,7 +353,9 @@ TEST(Server, BytesSentMatchesWhatClientsReceived) {
   {
     Client client(server->port());
     std::string all;
-    ASSERT_TRUE(client.send_all("GET /bytes/3000000 HTTP/1.1\r\n\r\nGET /status/204 HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    ASSERT_TRUE(
+        client.send_all("GET /bytes/3000000 HTTP/1.1\r\n\r\nGET /status/204 "
+                        "HTTP/1.1\r\nConnection: close\r\n\r\n"));
     auto r = client.read_responses(2);
     ASSERT_EQ(r.size(), 2u);
     EXPECT_EQ(r[0].body, expected_pattern(0, 3000000));

@@ -1,8 +1,7 @@
 // ServerSession fed bytes directly: no sockets, no clock.
-#include "server/session.h"
-
 #include <gtest/gtest.h>
 
+#include "server/session.h"
 #include "server_test_util.h"
 
 namespace hail {
@@ -29,7 +28,8 @@ class SessionTest : public ::testing::Test {
     env_.date_line = &date_;
   }
 
-  // Feeds `input` in one piece (or in pieces of `step` bytes) and drains everything due by `now_ns`.
+  // Feeds `input` in one piece (or in pieces of `step` bytes) and drains everything due by
+  // `now_ns`.
   std::string run(std::string_view input, size_t step = SIZE_MAX, bool* closed = nullptr,
                   uint64_t now_ns = 0) {
     ServerSession session(&env_);
@@ -68,7 +68,8 @@ TEST_F(SessionTest, BytesEndpoint) {
 }
 
 TEST_F(SessionTest, HeadHasHeadersWithoutBody) {
-  const std::string out = run("HEAD /bytes/100 HTTP/1.1\r\nHost: x\r\n\r\nHEAD /status/418 HTTP/1.1\r\n\r\n");
+  const std::string out =
+      run("HEAD /bytes/100 HTTP/1.1\r\nHost: x\r\n\r\nHEAD /status/418 HTTP/1.1\r\n\r\n");
   auto r = parse_responses(out, {true, true});
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].header("content-length"), "100");
@@ -80,7 +81,8 @@ TEST_F(SessionTest, HeadHasHeadersWithoutBody) {
 TEST_F(SessionTest, PipelinedRequestsAtEverySplit) {
   const std::string input =
       "GET /bytes/3 HTTP/1.1\r\nHost: x\r\n\r\n"
-      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/x-test\r\nContent-Length: 5\r\n\r\nhello"
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/x-test\r\nContent-Length: "
+      "5\r\n\r\nhello"
       "PUT /bytes/2 HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
       "GET /status/201 HTTP/1.1\r\n\r\n";
   const std::string whole = run(input);
@@ -105,7 +107,8 @@ TEST_F(SessionTest, Http10ClosesUnlessKeepAlive) {
 
   closed = false;
   r = responses(
-      "GET /bytes/1 HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /bytes/2 HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n",
+      "GET /bytes/1 HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /bytes/2 HTTP/1.0\r\nConnection: "
+      "Keep-Alive\r\n\r\n",
       {}, &closed);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].header("connection"), "keep-alive");
@@ -116,7 +119,8 @@ TEST_F(SessionTest, Http10ClosesUnlessKeepAlive) {
 TEST_F(SessionTest, ConnectionCloseHonoured) {
   bool closed = false;
   auto r = responses(
-      "GET /bytes/1 HTTP/1.1\r\n\r\nGET /bytes/2 HTTP/1.1\r\nConnection: close\r\n\r\nGET /bytes/3 HTTP/1.1\r\n\r\n",
+      "GET /bytes/1 HTTP/1.1\r\n\r\nGET /bytes/2 HTTP/1.1\r\nConnection: close\r\n\r\nGET /bytes/3 "
+      "HTTP/1.1\r\n\r\n",
       {}, &closed);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_FALSE(r[0].has("connection"));
@@ -186,7 +190,8 @@ TEST_F(SessionTest, RequestLineLimit) {
 
 TEST_F(SessionTest, HeaderSectionLimit) {
   std::string headers;
-  while (headers.size() < kMaxHeaderBytes - 200) headers += "X-Filler: " + std::string(90, 'f') + "\r\n";
+  while (headers.size() < kMaxHeaderBytes - 200)
+    headers += "X-Filler: " + std::string(90, 'f') + "\r\n";
   auto r = responses("GET /bytes/1 HTTP/1.1\r\n" + headers + "\r\n");
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].status, 200);
@@ -232,7 +237,8 @@ TEST_F(SessionTest, EchoBodyLimit) {
 
   // Exactly the limit is fine.
   const std::string body(kMaxEchoBodyBytes, 'e');
-  r = responses("POST /echo HTTP/1.1\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  r = responses("POST /echo HTTP/1.1\r\nContent-Length: " + std::to_string(body.size()) +
+                "\r\n\r\n" + body);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].status, 200);
   EXPECT_EQ(r[0].body.size(), body.size());
@@ -249,7 +255,8 @@ TEST_F(SessionTest, BodiesOfOtherEndpointsAreDiscarded) {
 
 TEST_F(SessionTest, StatusEndpoint) {
   auto r = responses(
-      "GET /status/204 HTTP/1.1\r\n\r\nGET /status/304 HTTP/1.1\r\n\r\nGET /status/503 HTTP/1.1\r\n\r\n"
+      "GET /status/204 HTTP/1.1\r\n\r\nGET /status/304 HTTP/1.1\r\n\r\nGET /status/503 "
+      "HTTP/1.1\r\n\r\n"
       "GET /status/99 HTTP/1.1\r\n\r\n");
   ASSERT_EQ(r.size(), 4u);
   EXPECT_EQ(r[0].status, 204);
@@ -277,7 +284,8 @@ TEST_F(SessionTest, MethodsAndMissingRoot) {
 
 TEST_F(SessionTest, ConnectIsRefused) {
   bool closed = false;
-  auto r = responses("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", {}, &closed);
+  auto r =
+      responses("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", {}, &closed);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].status, 400);
   EXPECT_TRUE(closed);
@@ -285,7 +293,8 @@ TEST_F(SessionTest, ConnectIsRefused) {
 
 TEST_F(SessionTest, UpgradeIsIgnored) {
   auto r = responses(
-      "GET /bytes/1 HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nGET /bytes/2 HTTP/1.1\r\n\r\n");
+      "GET /bytes/1 HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nGET /bytes/2 "
+      "HTTP/1.1\r\n\r\n");
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].status, 200);
   EXPECT_EQ(r[1].body, "ab");
@@ -309,12 +318,14 @@ TEST_F(SessionTest, ExpectContinue) {
 }
 
 TEST_F(SessionTest, StatsAreNotCounted) {
-  auto r = responses("GET /bytes/1 HTTP/1.1\r\n\r\nGET /stats HTTP/1.1\r\n\r\nGET /nope HTTP/1.1\r\n\r\n");
+  auto r = responses(
+      "GET /bytes/1 HTTP/1.1\r\n\r\nGET /stats HTTP/1.1\r\n\r\nGET /nope HTTP/1.1\r\n\r\n");
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[1].status, 200);
   EXPECT_EQ(r[1].header("content-type"), "application/json");
-  EXPECT_EQ(r[1].body,
-            "{\"requests\": 11, \"connections\": 22, \"bytes_sent\": 33, \"rejected_connections\": 0}\n");
+  EXPECT_EQ(
+      r[1].body,
+      "{\"requests\": 11, \"connections\": 22, \"bytes_sent\": 33, \"rejected_connections\": 0}\n");
   EXPECT_EQ(counters_.requests.load(), 2u);  // /bytes and the 404
 }
 

@@ -1,9 +1,8 @@
-#include "server/static_root.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "server/session.h"
+#include "server/static_root.h"
 #include "server_test_util.h"
 #include "temp_root.h"
 
@@ -51,15 +50,15 @@ TEST(StaticRoot, Table) {
       {"/sub/b.css", 200, "b{}\n"},
       {"/sub/deeper/c.json", 200, "{}\n"},
       {"/with space.txt", 200, "space\n"},
-      {"/a_link.txt", 200, "alpha\n"},         // symlink inside the root: served
-      {"/sub/up_link.txt", 200, "alpha\n"},    // climbs, but stays inside
+      {"/a_link.txt", 200, "alpha\n"},       // symlink inside the root: served
+      {"/sub/up_link.txt", 200, "alpha\n"},  // climbs, but stays inside
       {"/sub_link/b.css", 200, "b{}\n"},
-      {"/sub/deeper", 404, nullptr},           // directory without index.html: no listing
+      {"/sub/deeper", 404, nullptr},  // directory without index.html: no listing
       {"/noindex/", 404, nullptr},
       {"/missing", 404, nullptr},
       {"/a.txt/x", 404, nullptr},
-      {"/fifo", 404, nullptr},                 // not a regular file (and open did not block)
-      {"/etc_link/passwd", 403, nullptr},      // symlinks leaving the root
+      {"/fifo", 404, nullptr},             // not a regular file (and open did not block)
+      {"/etc_link/passwd", 403, nullptr},  // symlinks leaving the root
       {"/passwd_link", 403, nullptr},
       {"/secret_link", 403, nullptr},
       {"/abs_inside_link.txt", 403, nullptr},  // absolute symlinks are refused even when inside
