@@ -112,7 +112,7 @@ TEST(NativeFlags, BadInputNamesTheProblem) {
       {{"-c", "99999999", "http://h/"}, "too large"},
       {{"--timeout", "-1s", "http://h/"}, "--timeout"},
       {{"-H", "NoColon", "http://h/"}, "-H"},
-      {{"ftp://h/"}, "unsupported URL scheme \"ftp\""},
+      {{"ftp://h/"}, "unsupported scheme \"ftp\""},
       {{"https://h/"}, "only http:// is supported"},
       {{"--body-file", "/nonexistent/hail-body", "http://h/"}, "cannot read --body-file"},
       {{"--body", "a", "--body-file", "/etc/hostname", "http://h/"}, "together"},
