@@ -4,6 +4,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "core/clock.h"
@@ -178,26 +179,47 @@ void EventLoop::drain_mailbox() {
   for (auto& fn : work) fn();
 }
 
+int EventLoop::wait(uint64_t deadline_ns) {
+  uint64_t wait_ns = 0;
+  if (deadline_ns == UINT64_MAX) {
+    wait_ns = UINT64_MAX;
+  } else if (deadline_ns > now_ns_) {
+    wait_ns = deadline_ns - now_ns_;
+  }
+  if (have_pwait2_) {
+    // epoll_pwait2 takes a nanosecond timeout: timers are not rounded up to whole milliseconds.
+    timespec timeout;
+    timespec* timeout_ptr = nullptr;
+    if (wait_ns != UINT64_MAX) {
+      timeout.tv_sec = static_cast<time_t>(wait_ns / kNsPerSec);
+      timeout.tv_nsec = static_cast<long>(wait_ns % kNsPerSec);
+      timeout_ptr = &timeout;
+    }
+    int n = epoll_pwait2(epoll_fd_, events_.data(), kMaxEvents, timeout_ptr, nullptr);
+    if (n >= 0 || errno != ENOSYS) return n;
+    // Kernels before 5.11 (and valgrind) lack it: fall back to millisecond epoll_wait for good.
+    have_pwait2_ = false;
+  }
+  int timeout_ms = -1;
+  if (wait_ns != UINT64_MAX) {
+    // Rounded up, so that a timer is never found early and re-polled in a busy loop.
+    uint64_t ms = (wait_ns + kNsPerMs - 1) / kNsPerMs;
+    timeout_ms = ms > INT32_MAX ? INT32_MAX : static_cast<int>(ms);
+  }
+  return epoll_wait(epoll_fd_, events_.data(), kMaxEvents, timeout_ms);
+}
+
 void EventLoop::run() {
   stopping_ = false;
   // Work posted before run() (and a stop() that raced ahead of it) is honoured before any wait.
   drain_mailbox();
   while (!stopping_) {
-    timespec timeout;
-    timespec* timeout_ptr = nullptr;
-    if (!heap_.empty()) {
-      uint64_t deadline = heap_[0]->deadline_ns;
-      uint64_t wait_ns = deadline > now_ns_ ? deadline - now_ns_ : 0;
-      timeout.tv_sec = static_cast<time_t>(wait_ns / kNsPerSec);
-      timeout.tv_nsec = static_cast<long>(wait_ns % kNsPerSec);
-      timeout_ptr = &timeout;
-    }
-    // epoll_pwait2 takes a nanosecond timeout: timers are not rounded up to whole milliseconds.
-    int n = epoll_pwait2(epoll_fd_, events_.data(), kMaxEvents, timeout_ptr, nullptr);
+    int n = wait(heap_.empty() ? UINT64_MAX : heap_[0]->deadline_ns);
+    int wait_errno = errno;
     now_ns_ = mono_now_ns();
     if (n < 0) {
-      if (errno == EINTR) continue;
-      break;  // can't happen with valid fds; leave the loop rather than spin
+      if (wait_errno == EINTR) continue;
+      std::abort();  // can't happen: the epoll fd and the event buffer are ours and valid
     }
     batch_ = events_.data();
     batch_size_ = n;

@@ -75,6 +75,7 @@ class EventLoop {
  private:
   EventLoop(int epoll_fd, int wake_fd);
   void drain_mailbox();
+  int wait(uint64_t deadline_ns);  // epoll wait until deadline_ns (UINT64_MAX: no timer)
   void fire_timers();
   void heap_up(uint32_t i);
   void heap_down(uint32_t i);
@@ -83,6 +84,7 @@ class EventLoop {
   int epoll_fd_;
   int wake_fd_;
   bool stopping_ = false;
+  bool have_pwait2_ = true;
   uint64_t now_ns_ = 0;
   std::vector<Timer*> heap_;
   epoll_event* batch_ = nullptr;  // events of the batch being dispatched
