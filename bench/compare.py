@@ -670,11 +670,12 @@ class Harness:
             print("| " + " | ".join(hdr) + " |")
             print("|" + "|".join(["---"] + ["---:"] * (len(hdr) - 1)) + "|")
             # statistics over undisturbed runs when a tool has any (n = used/total)
-            used = {}
+            used, nclean = {}, {}
             for tool in dict.fromkeys(r["tool"] for r in rs):
                 tr = [r for r in rs if r["tool"] == tool]
                 clean = [r for r in tr if float(r["foreign_pct"]) <= a.foreign_max]
                 used[tool] = (clean or tr, len(tr))
+                nclean[tool] = len(clean)
             wrk = {r["rep"]: r for r in used.get("wrk", ([], 0))[0]}
             notes = []
             for tool, (tr, total) in used.items():
@@ -688,7 +689,7 @@ class Harness:
                 codes = sorted({int(r["exit"]) for r in tr})
                 name = tool if codes == [0] else "%s (exit %s)" % (tool, "/".join(map(str, codes)))
                 print("| " + " | ".join([
-                    name, "%d/%d" % (len(tr), total), median_range(rps, "%.0f"), median_range(us, "%.3f"),
+                    name, "%d/%d" % (nclean[tool], total), median_range(rps, "%.0f"), median_range(us, "%.3f"),
                     median_range(us_ratio, "%.2f"), median_range(rps_ratio, "%.2f"),
                     median_range([float(r["peak_rss_kib"]) for r in tr], "%.0f"),
                     median_range([float(r["srv_accepts"]) for r in tr], "%.0f"),

@@ -72,7 +72,7 @@ void Connection::on_connect_failed(int err) {
   w.on_connect_end();
   if (!w.finished() && w.loop().now_ns() >= w.config().measure_start_ns) {
     w.recorder().on_error(ErrorClass::kConnect);
-    w.recorder().on_error_reason(ErrorClass::kConnect, err);
+    w.recorder().on_error_reason(ErrorClass::kConnect, errno_reason(err));
   }
   w.on_connect_failed();
   if (w.finished()) return;
@@ -132,7 +132,7 @@ bool Connection::flush_write() {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;  // EPOLLOUT resumes
-    fail_request(ErrorClass::kWrite, std::strerror(errno));
+    fail_request(ErrorClass::kWrite, errno_reason(errno));
     return false;
   }
   return true;
@@ -202,7 +202,7 @@ void Connection::on_readable(uint32_t events) {
     if (errno == EAGAIN || errno == EWOULDBLOCK) return;
     // ECONNRESET and friends: the connection is gone.
     if (in_flight_) {
-      fail_request(ErrorClass::kRead, std::strerror(errno));
+      fail_request(ErrorClass::kRead, errno_reason(errno));
     } else {
       reconnect();
     }

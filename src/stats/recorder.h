@@ -5,8 +5,6 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
-#include <string>
 
 #include "stats/error_class.h"
 #include "stats/histogram.h"
@@ -51,9 +49,9 @@ class Recorder {
     if (status < 200 || status >= 400) ++counters_.status_errors;
   }
   void on_error(ErrorClass c) { ++counters_.errors[static_cast<size_t>(c)]; }
-  // Why errors happened ("connect: Connection refused"). Off the hot path: errors are rare, and a
-  // map node is allocated only the first time a reason is seen.
-  void on_error_reason(ErrorClass c, int errno_value);
+  // Why errors happened ("connect: Connection refused"). `reason` must have static storage (a
+  // literal, or errno_reason()); reasons are told apart by pointer, in a fixed table, so counting
+  // one never allocates even when every request fails.
   void on_error_reason(ErrorClass c, const char* reason);
   void on_first_byte(uint64_t ttfb_ns) { ttfb_.record(ttfb_ns); }
   void on_connect(uint64_t connect_ns) { connect_.record(connect_ns); }
@@ -68,7 +66,14 @@ class Recorder {
   const Histogram& connect_time() const { return connect_; }
   const Histogram& ttfb() const { return ttfb_; }
   const std::array<uint64_t, kMaxStatus + 1>& status_counts() const { return status_counts_; }
-  const std::map<std::string, uint64_t>& error_reasons() const { return error_reasons_; }
+  struct ReasonCount {
+    ErrorClass error_class;
+    const char* reason;  // nullptr: "other" (the table was full)
+    uint64_t count;
+  };
+  static constexpr size_t kMaxReasons = 32;
+  const ReasonCount* reasons_begin() const { return reasons_.data(); }
+  const ReasonCount* reasons_end() const { return reasons_.data() + reason_slots_; }
 
  private:
   Counters counters_;
@@ -76,7 +81,11 @@ class Recorder {
   Histogram connect_;
   Histogram ttfb_;
   std::array<uint64_t, kMaxStatus + 1> status_counts_{};
-  std::map<std::string, uint64_t> error_reasons_;
+  std::array<ReasonCount, kMaxReasons> reasons_{};
+  size_t reason_slots_ = 0;
 };
+
+// A static description of an errno value ("Connection refused"), usable as an error reason.
+const char* errno_reason(int errno_value);
 
 }  // namespace hail

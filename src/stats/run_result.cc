@@ -16,12 +16,26 @@ void Counters::add(const Counters& o) {
   interim_responses += o.interim_responses;
 }
 
-void Recorder::on_error_reason(ErrorClass c, int errno_value) {
-  on_error_reason(c, std::strerror(errno_value));
+const char* errno_reason(int errno_value) {
+  // strerrordesc_np returns static strings (unlike strerror, which may format into a buffer).
+  const char* text = strerrordesc_np(errno_value);
+  return text != nullptr ? text : "unknown error";
 }
 
 void Recorder::on_error_reason(ErrorClass c, const char* reason) {
-  ++error_reasons_[std::string(error_class_name(c)) + ": " + reason];
+  for (size_t i = 0; i < reason_slots_; ++i) {
+    if (reasons_[i].error_class == c && reasons_[i].reason == reason) {
+      ++reasons_[i].count;
+      return;
+    }
+  }
+  if (reason_slots_ < kMaxReasons - 1) {
+    reasons_[reason_slots_++] = {c, reason, 1};
+    return;
+  }
+  // Full: the last slot gathers everything else, so nothing goes uncounted.
+  if (reason_slots_ == kMaxReasons - 1) reasons_[reason_slots_++] = {c, nullptr, 0};
+  ++reasons_[kMaxReasons - 1].count;
 }
 
 void RunResult::add(const Recorder& recorder) {
@@ -33,7 +47,12 @@ void RunResult::add(const Recorder& recorder) {
   for (size_t code = 0; code < codes.size(); ++code) {
     if (codes[code] != 0) status_codes[static_cast<int>(code)] += codes[code];
   }
-  for (const auto& [reason, count] : recorder.error_reasons()) error_reasons[reason] += count;
+  for (const auto* r = recorder.reasons_begin(); r != recorder.reasons_end(); ++r) {
+    std::string key = r->reason == nullptr ? std::string("other")
+                                           : std::string(error_class_name(r->error_class));
+    key.append(": ").append(r->reason == nullptr ? "other reasons" : r->reason);
+    error_reasons[key] += r->count;
+  }
 }
 
 }  // namespace hail

@@ -65,6 +65,31 @@ TEST(Server, StartErrors) {
   EXPECT_FALSE(Server::start(zero_threads).ok());
 }
 
+TEST(Server, ListensOnIpv6Loopback) {
+  ServerOptions options;
+  options.host = "::1";
+  options.threads = 2;
+  auto started = Server::start(options);
+  if (!started.ok()) GTEST_SKIP() << "no IPv6 loopback here: " << started.error().message;
+  const int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in6 addr{};
+  addr.sin6_family = AF_INET6;
+  addr.sin6_port = htons(started.value()->port());
+  addr.sin6_addr = in6addr_loopback;
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string request = "GET /bytes/4 HTTP/1.1\r\nConnection: close\r\n\r\n";
+  ASSERT_EQ(send(fd, request.data(), request.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(request.size()));
+  std::string got;
+  char buf[1024];
+  ssize_t n;
+  while ((n = recv(fd, buf, sizeof buf, 0)) > 0) got.append(buf, static_cast<size_t>(n));
+  close(fd);
+  EXPECT_TRUE(got.starts_with("HTTP/1.1 200 OK\r\n")) << got;
+  EXPECT_TRUE(got.ends_with("\r\n\r\nabcd")) << got;
+}
+
 TEST(Server, Endpoints) {
   auto server = start_server();
   ASSERT_TRUE(server);
