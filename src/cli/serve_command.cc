@@ -7,6 +7,7 @@
 #include "cli/native_flags.h"
 #include "cli/run_command.h"
 #include "cli/serve_flags.h"
+#include "load/runner.h"
 #include "server/server.h"
 
 namespace hail {
@@ -22,6 +23,10 @@ int run_serve_command(const std::vector<std::string>& args) {
   if (!options) {
     std::fprintf(stderr, "hail serve: %s\n", options.error().message.c_str());
     return kExitUsage;
+  }
+  // Each connection is a descriptor: raise the soft limit so that --max-connections can be reached.
+  if (Status s = ensure_fd_limit(uint64_t{options->max_connections} + 64); !s) {
+    std::fprintf(stderr, "hail serve: warning: %s\n", s.error().message.c_str());
   }
   block_stop_signals();  // before the reactors start, so that only sigwait below sees them
   auto server = Server::start(options.value());

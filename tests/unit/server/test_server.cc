@@ -434,7 +434,7 @@ TEST(Server, HugeTransfersDoNotStarveOtherConnections) {
   download.join();
   upload.join();
   EXPECT_GT(downloaded.load(), 1u << 20);
-  EXPECT_LT(worst_ms, 500.0);
+  EXPECT_LT(worst_ms, 1000.0);  // starvation would be seconds; this leaves room for a busy CI box
 }
 
 TEST(Server, ManyConcurrentConnectionsOverSeveralThreads) {
