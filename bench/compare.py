@@ -380,8 +380,8 @@ class Nginx:
 def median_range(values, fmt):
     if not values:
         return "-"
-    if len(values) == 1:
-        return fmt % values[0]
+    if len(values) == 1 or fmt % min(values) == fmt % max(values):
+        return fmt % statistics.median(values)
     return "%s (%s-%s)" % (fmt % statistics.median(values), fmt % min(values), fmt % max(values))
 
 
@@ -463,11 +463,11 @@ class Harness:
             t.start()
         try:
             _, status, ru = os.wait4(proc.pid, 0)
+            wall = time.monotonic() - t0
         finally:
             done.set()
             for t in threads:
                 t.join()
-        wall = time.monotonic() - t0
         code = os.waitstatus_to_exitcode(status)
         proc.returncode = code  # we reaped it ourselves
         self.current = None
@@ -498,7 +498,7 @@ class Harness:
         hard = sc.dur * 3 + 15
         lo, hi = (1.0, sc.dur - 1.0) if sc.dur >= 3 else (0.2, sc.dur * 0.8)
 
-        quiet = self.wait_quiet()
+        self.wait_quiet()
         acc0, req0, _ = self.nginx.stub()
         busy0, _ = cpu_jiffies()
         srv0 = self.nginx.worker_ns()
@@ -507,7 +507,7 @@ class Harness:
         state = {"samples": [], "calls": 0, "hwm": 0, "pid": None}
 
         def on_start(pid, t0):
-            state["pid"] = pid
+            state["pid"], state["t0"] = pid, t0
             marks = [t0 + lo, t0 + hi]
 
             def tick(now):
@@ -527,7 +527,7 @@ class Harness:
             return tick
 
         code, wall, ru = self.run_process(pinned, logfile, hard, stop_after, on_start)
-        t_end = time.monotonic()
+        t_end = state["t0"] + wall  # when wait4 saw the tool exit
         self1 = self_cpu_s()
         srv1 = self.nginx.worker_ns()
         busy1, _ = cpu_jiffies()
@@ -666,10 +666,11 @@ class Harness:
             print("## " + sc.describe(size))
             print()
             hdr = ["tool", "n", "req/s (server, steady)", "client µs/req", "µs/req ÷ wrk", "req/s ÷ wrk",
-                   "peak RSS KiB", "conns opened", "conns active", "foreign %"]
+                   "nginx µs/req", "client+nginx ÷ wrk", "peak RSS KiB", "conns opened", "conns active",
+                   "foreign %"]
             print("| " + " | ".join(hdr) + " |")
             print("|" + "|".join(["---"] + ["---:"] * (len(hdr) - 1)) + "|")
-            # statistics over undisturbed runs when a tool has any (n = used/total)
+            # statistics over undisturbed runs when a tool has any (n = undisturbed/total)
             used, nclean = {}, {}
             for tool in dict.fromkeys(r["tool"] for r in rs):
                 tr = [r for r in rs if r["tool"] == tool]
@@ -677,20 +678,36 @@ class Harness:
                 used[tool] = (clean or tr, len(tr))
                 nclean[tool] = len(clean)
             wrk = {r["rep"]: r for r in used.get("wrk", ([], 0))[0]}
+
+            def num(r, k):
+                return float(r[k]) if r.get(k) not in (None, "") else None
+
+            def total(r):
+                c, n = num(r, "client_us_per_req"), num(r, "srv_us_per_req")
+                return c + n if c is not None and n is not None else None
+
+            def ratio(tr, get):
+                out = []
+                for r in tr:
+                    if r["rep"] in wrk:
+                        x, y = get(r), get(wrk[r["rep"]])
+                        if x is not None and y:
+                            out.append(x / y)
+                return out
+
             notes = []
-            for tool, (tr, total) in used.items():
-                rps = [float(r["rps"]) for r in tr]
-                us = [float(r["client_us_per_req"]) for r in tr if r["client_us_per_req"]]
-                us_ratio = [float(r["client_us_per_req"]) / float(wrk[r["rep"]]["client_us_per_req"])
-                            for r in tr if r["rep"] in wrk and r["client_us_per_req"]
-                            and wrk[r["rep"]]["client_us_per_req"] and float(wrk[r["rep"]]["client_us_per_req"]) > 0]
-                rps_ratio = [float(r["rps"]) / float(wrk[r["rep"]]["rps"]) for r in tr
-                             if r["rep"] in wrk and float(wrk[r["rep"]]["rps"]) > 0]
+            for tool, (tr, total_runs) in used.items():
+                cli = lambda r: num(r, "client_us_per_req")
                 codes = sorted({int(r["exit"]) for r in tr})
                 name = tool if codes == [0] else "%s (exit %s)" % (tool, "/".join(map(str, codes)))
                 print("| " + " | ".join([
-                    name, "%d/%d" % (nclean[tool], total), median_range(rps, "%.0f"), median_range(us, "%.3f"),
-                    median_range(us_ratio, "%.2f"), median_range(rps_ratio, "%.2f"),
+                    name, "%d/%d" % (nclean[tool], total_runs),
+                    median_range([float(r["rps"]) for r in tr], "%.0f"),
+                    median_range([v for v in map(cli, tr) if v is not None], "%.3f"),
+                    median_range(ratio(tr, cli), "%.2f"),
+                    median_range(ratio(tr, lambda r: num(r, "rps")), "%.2f"),
+                    median_range([v for v in (num(r, "srv_us_per_req") for r in tr) if v is not None], "%.3f"),
+                    median_range(ratio(tr, total), "%.2f"),
                     median_range([float(r["peak_rss_kib"]) for r in tr], "%.0f"),
                     median_range([float(r["srv_accepts"]) for r in tr], "%.0f"),
                     median_range([float(r["srv_active"]) for r in tr], "%.0f"),
@@ -702,9 +719,10 @@ class Harness:
                     if r["window_ok"] == 0:
                         notes.append("%s rep %s: steady window missed (run too short?): whole-run req/s used"
                                      % (tool, r["rep"]))
-                    if r["tool_conns"] and r["tool_conns"] != str(r["srv_accepts"]):
-                        notes.append("%s rep %s: tool says %s connections opened, server accepted %s"
-                                     % (tool, r["rep"], r["tool_conns"], r["srv_accepts"]))
+                diffs = [int(r["srv_accepts"]) - int(r["tool_conns"]) for r in tr if r["tool_conns"]]
+                if any(diffs):
+                    notes.append("%s: nginx accepted %s more connections than %s reports opening (per run: %s)"
+                                 % (tool, median_range(diffs, "%.0f"), tool, ", ".join(map(str, diffs))))
             if notes:
                 print()
                 for n in notes:
