@@ -167,3 +167,40 @@ class ReportTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ResourceLimitTest(unittest.TestCase):
+    """-c beyond what RLIMIT_NOFILE allows (and cannot be raised to): refused before starting."""
+
+    def test_fd_limit_refusal(self):
+        import resource
+        import subprocess
+        from support import hail_bin
+
+        def lower_limit():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+
+        proc = subprocess.run([hail_bin(), "-c", "5000", "-d", "1s", "-q", "http://127.0.0.1:1/"],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=30, preexec_fn=lower_limit)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertIn("RLIMIT_NOFILE", lines[0])
+        self.assertIn("ulimit -n", lines[0])
+        self.assertEqual(proc.stdout, "", "nothing was run, so no report")
+
+
+class DemoTest(unittest.TestCase):
+    """`hail demo` (what `./run demo` runs): a real benchmark of the built-in server."""
+
+    def test_demo_reports_matching_server_count(self):
+        r = run_hail(["demo"], timeout=60)
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertIn("Requests/sec:", r.stdout)
+        completed = int(re.search(r"^\s+(\d+) requests in", r.stdout, re.M).group(1))
+        attempted = int(re.search(r"Accounting\s+(\d+) attempted", r.stdout).group(1))
+        served = int(re.search(r"Server side: (\d+) requests answered", r.stdout).group(1))
+        self.assertGreater(completed, 1000)
+        self.assertGreaterEqual(served, completed)
+        self.assertLessEqual(served, attempted)
