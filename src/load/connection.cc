@@ -247,7 +247,10 @@ bool Connection::on_response_complete(uint64_t now_ns, bool more_bytes_follow) {
   }
   w.on_outcome(counted_);
   if (w.finished()) return false;
-  if (more_bytes_follow || !parser_.keep_alive() || !w.config().keep_alive) {
+  // A response that arrived before its request was fully written (a server answering early, e.g.
+  // 413 to an upload) leaves the rest of that request unsent: the connection cannot be reused.
+  const bool request_unsent = write_offset_ < w.config().request.size();
+  if (more_bytes_follow || request_unsent || !parser_.keep_alive() || !w.config().keep_alive) {
     reconnect();
     return false;
   }

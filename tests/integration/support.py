@@ -527,6 +527,8 @@ class HostileServer:
       "silent"     accepts, reads, never answers; keeps the connection open
       "chunked"    keep-alive; answers every request with a valid chunked body ("hello world")
       "interim"    keep-alive; answers every request with "100 Continue", then a 200 with "ok"
+      "early"      answers "200 ok" as soon as it accepts, before reading anything, then reads and
+                   discards until the client closes (a server rejecting an upload early)
     .accepted counts accepted connections, .requests request heads read."""
 
     TRUNCATED = (b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n"
@@ -538,7 +540,8 @@ class HostileServer:
                b"5\r\nhello\r\n1;ext=1\r\n \r\n5\r\nworld\r\n0\r\nX-Trailer: t\r\n\r\n")
     INTERIM = (b"HTTP/1.1 100 Continue\r\n\r\n"
                b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-    MODES = ("truncated", "close_delimited", "garbage", "silent", "chunked", "interim")
+    EARLY = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+    MODES = ("truncated", "close_delimited", "garbage", "silent", "chunked", "interim", "early")
 
     def __init__(self, mode):
         if mode not in self.MODES:
@@ -613,6 +616,10 @@ class HostileServer:
         conn.settimeout(0.2)
         try:
             buf = b""
+            if self.mode == "early":
+                conn.sendall(self.EARLY)
+                self._drain(conn)
+                return
             while not self.stopping.is_set():
                 buf = self._read_head(conn, buf)
                 if buf is None:

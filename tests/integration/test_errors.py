@@ -165,3 +165,24 @@ class ErrorsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class EarlyResponseTest(unittest.TestCase):
+    def test_response_before_the_request_is_written_closes_the_connection(self):
+        """A server may answer before it has read the whole request (a 413 to an upload): the
+        response counts, and since the rest of the request was never sent the connection cannot
+        carry another one, so hail opens a new connection for each request."""
+        import tempfile
+        with tempfile.NamedTemporaryFile(prefix="hail-early-") as body, \
+                HostileServer("early") as srv:
+            body.write(b"x" * (32 << 20))  # more than loopback socket buffers hold
+            body.flush()
+            r = run_hail(["-n", "5", "-c", "1", "-t", "1", "--timeout", "3s", "--body-file",
+                          body.name, "--json", "-", srv.url + "/upload"], timeout=60)
+            self.assertEqual(r.code, 0, r.stderr)
+            check_accounting(r.json)
+            self.assertEqual(r.json["requests"]["completed"], 5, describe(r))
+            self.assertEqual(r.json["errors"]["timeout"], 0, describe(r))
+            self.assertEqual(r.json["connections_opened"], 5, describe(r))
+            self.assertEqual(srv.counts()[0], 5)
+
