@@ -3,32 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace hail {
-
-namespace {
-
-// The cheap path sets exactly one callback: llhttp derives the framing flags, Content-Length and
-// the version and status itself, so nothing per header field needs to reach us.
-llhttp_settings_t make_settings(bool capture, llhttp_cb on_headers_complete,
-                                llhttp_data_cb on_field, llhttp_data_cb on_value,
-                                llhttp_cb on_value_complete) {
-  llhttp_settings_t s;
-  llhttp_settings_init(&s);
-  s.on_headers_complete = on_headers_complete;
-  if (capture) {
-    s.on_header_field = on_field;
-    s.on_header_value = on_value;
-    s.on_header_value_complete = on_value_complete;
-  }
-  return s;
-}
-
-inline bool is_ows(char c) {
-  return c == ' ' || c == '\t';
-}
-
-}  // namespace
 
 const char* parse_error_kind_name(ParseErrorKind kind) {
   switch (kind) {
@@ -54,18 +31,9 @@ Http1ResponseParser::Http1ResponseParser() {
   begin_response(false);
 }
 
-void Http1ResponseParser::init_llhttp() {
-  static const llhttp_settings_t kFast =
-      make_settings(false, &on_headers_complete, nullptr, nullptr, nullptr);
-  static const llhttp_settings_t kCapture = make_settings(
-      true, &on_headers_complete, &on_header_field, &on_header_value, &on_header_value_complete);
-  // llhttp_init (not llhttp_reset): it also clears the lenient flags, so they are set afresh here.
-  llhttp_init(&llhttp_, HTTP_RESPONSE, capture_active_ ? &kCapture : &kFast);
-  llhttp_set_lenient_headers(&llhttp_, 1);
-  llhttp_.data = this;
-  head_bytes_ = 0;
-  pending_cr_ = false;
-  field_done_ = true;
+void Http1ResponseParser::start_head() {
+  pending_head_.clear();  // keeps its capacity
+  head_waits_for_line_end_ = false;
 }
 
 void Http1ResponseParser::begin_response(bool head_request) {
@@ -87,7 +55,7 @@ void Http1ResponseParser::begin_response(bool head_request) {
     body_.clear();
     body_truncated_ = false;
   }
-  init_llhttp();
+  start_head();
 }
 
 void Http1ResponseParser::set_capture(bool on, size_t max_body_bytes) {
@@ -109,28 +77,7 @@ ParseResult Http1ResponseParser::fail(ParseErrorKind kind, const char* reason, s
   return {ParseStatus::kError, consumed};
 }
 
-// Scans for a CR not followed by LF, carrying a trailing CR over to the next call.
-bool Http1ResponseParser::bare_cr_in(const char* data, size_t len) {
-  if (len == 0) return false;
-  const char* p = data;
-  const char* end = data + len;
-  if (pending_cr_) {
-    pending_cr_ = false;
-    if (*p != '\n') return true;
-  }
-  while ((p = static_cast<const char*>(std::memchr(p, '\r', static_cast<size_t>(end - p))))) {
-    if (p + 1 == end) {
-      pending_cr_ = true;
-      return false;
-    }
-    if (p[1] != '\n') return true;
-    p += 2;
-  }
-  return false;
-}
-
 ParseResult Http1ResponseParser::feed(const char* data, size_t len) {
-  llhttp_.data = this;  // the parser may have been moved since the last call
   size_t pos = 0;
   for (;;) {
     switch (state_) {
@@ -181,54 +128,9 @@ ParseResult Http1ResponseParser::feed(const char* data, size_t len) {
   }
 }
 
-ParseResult Http1ResponseParser::feed_head(const char* data, size_t len) {
-  if (len > 0) started_ = true;
-  // llhttp has no size limit of its own: it never sees more than the head may still take, so the
-  // limit is exact (a head of exactly kMaxHeadBytes passes) whatever the split.
-  size_t n = std::min(len, kMaxHeadBytes - head_bytes_);
-  llhttp_errno_t err = llhttp_execute(&llhttp_, data, n);
-  if (err == HPE_OK) {
-    if (bare_cr_in(data, n)) return fail(ParseErrorKind::kBadHead, "bare CR in header section", n);
-    head_bytes_ += n;
-    if (head_bytes_ >= kMaxHeadBytes) {
-      return fail(ParseErrorKind::kHeadTooLarge, "header section too large", n);
-    }
-    return {ParseStatus::kNeedMore, n};
-  }
-  // On a pause or an error llhttp reports where it stopped; after our pause in
-  // on_headers_complete that is just past the LF ending the header section.
-  size_t used = static_cast<size_t>(llhttp_get_error_pos(&llhttp_) - data);
-  // On an error the byte llhttp stopped at is scanned too: when it follows a CR, the bare CR is
-  // the better explanation, and the bytes scanned do not depend on how the input was split.
-  size_t scan = err == HPE_PAUSED ? used : std::min(used + 1, n);
-  if (bare_cr_in(data, scan)) {
-    return fail(ParseErrorKind::kBadHead, "bare CR in header section", used);
-  }
-  if (err != HPE_PAUSED) {
-    ParseErrorKind kind = ParseErrorKind::kBadHead;
-    if (err == HPE_UNEXPECTED_CONTENT_LENGTH || err == HPE_INVALID_CONTENT_LENGTH ||
-        err == HPE_INVALID_TRANSFER_ENCODING) {
-      kind = ParseErrorKind::kBadFraming;
-    }
-    return fail(kind, llhttp_get_error_reason(&llhttp_), used);
-  }
-  head_bytes_ += used;
-  if (!on_head_complete()) return {ParseStatus::kError, used};
-  return {ParseStatus::kComplete, used};
-}
-
-bool Http1ResponseParser::on_head_complete() {
-  const int status = llhttp_.status_code;
-  const int major = llhttp_.http_major;
-  const int minor = llhttp_.http_minor;
-  if (major != 1 || minor > 1) {
-    fail(ParseErrorKind::kBadHead, "unsupported HTTP version", 0);
-    return false;
-  }
-  if (status < 100 || status > 999) {
-    fail(ParseErrorKind::kBadHead, "invalid status code", 0);
-    return false;
-  }
+[[gnu::always_inline]] inline bool Http1ResponseParser::on_head_complete(const ResponseHead& head) {
+  const int status = head.status;
+  const int minor = head.http_minor;
   if (status < 200 && status != 101) {
     // Interim response (100 Continue, 103 Early Hints, ...): the final one follows.
     if (++interim_responses_ > kMaxInterimResponses) {
@@ -236,29 +138,25 @@ bool Http1ResponseParser::on_head_complete() {
       return false;
     }
     if (capture_active_) headers_.clear();
-    init_llhttp();
     state_ = State::kHead;
     return true;
   }
   status_ = status;
-  http_major_ = major;
+  http_major_ = head.http_major;
   http_minor_ = minor;
 
-  const uint16_t flags = llhttp_.flags;
-  bool keep_alive =
-      (flags & F_CONNECTION_CLOSE) == 0 && (minor == 1 || (flags & F_CONNECTION_KEEP_ALIVE) != 0);
+  bool keep_alive = !head.connection_close && (minor == 1 || head.connection_keep_alive);
   if (head_request_ || status == 101 || status == 204 || status == 304) {
     // No body whatever the framing fields say (RFC 9112 §6.3 rules 1 and 2).
     state_ = State::kComplete;
     keep_alive_ = keep_alive && status != 101;
     return true;
   }
-  if ((flags & F_TRANSFER_ENCODING) != 0) {
-    // llhttp has already rejected Transfer-Encoding together with Content-Length, and sets
-    // F_CHUNKED only when chunked is the final coding.
+  if (head.transfer_encoding) {
+    // The head parser has already rejected Transfer-Encoding together with Content-Length.
     // RFC 9112 §6.1: the framing of an HTTP/1.0 message with Transfer-Encoding is suspect.
     if (minor == 0) keep_alive = false;
-    if ((flags & F_CHUNKED) != 0) {
+    if (head.chunked) {
       chunked_.reset();
       state_ = State::kBodyChunked;
       keep_alive_ = keep_alive;
@@ -268,8 +166,8 @@ bool Http1ResponseParser::on_head_complete() {
     }
     return true;
   }
-  if ((flags & F_CONTENT_LENGTH) != 0) {
-    remaining_ = llhttp_.content_length;
+  if (head.has_content_length) {
+    remaining_ = head.content_length;
     state_ = remaining_ == 0 ? State::kComplete : State::kBodyLength;
     keep_alive_ = keep_alive;
     return true;
@@ -277,6 +175,69 @@ bool Http1ResponseParser::on_head_complete() {
   state_ = State::kBodyUntilClose;
   keep_alive_ = false;
   return true;
+}
+
+// Inlined into both paths of feed_head: on the hot path every call layer shows in the count.
+[[gnu::always_inline]] inline HeadParseResult Http1ResponseParser::parse_head(const char* buf,
+                                                                              size_t len) {
+  ResponseHead head;
+  HeadParseResult r;
+  if (capture_active_) {
+    headers_.clear();  // only the fields of the final response's head are kept
+    const HeadFieldSink sink{&on_field, this};
+    r = parse_response_head(buf, len, &head, &sink);
+  } else {
+    r = parse_response_head(buf, len, &head);
+  }
+  if (r.status == HeadParseStatus::kError) {
+    ParseErrorKind kind = ParseErrorKind::kBadHead;
+    if (r.error == HeadError::kFraming) kind = ParseErrorKind::kBadFraming;
+    if (r.error == HeadError::kTooLarge) kind = ParseErrorKind::kHeadTooLarge;
+    fail(kind, r.reason, r.consumed);
+  } else if (r.status == HeadParseStatus::kComplete && !on_head_complete(head)) {
+    r.status = HeadParseStatus::kError;
+  }
+  return r;
+}
+
+ParseResult Http1ResponseParser::feed_head(const char* data, size_t len) {
+  if (len > 0) started_ = true;
+  if (pending_head_.empty()) {
+    // The usual case: the whole head is in this feed, parsed where it lies.
+    HeadParseResult r = parse_head(data, len);
+    if (r.status != HeadParseStatus::kIncomplete) {
+      return {r.status == HeadParseStatus::kComplete ? ParseStatus::kComplete : ParseStatus::kError,
+              r.consumed};
+    }
+    pending_head_.assign(data, len);  // len < kMaxHeadBytes, or r would be an error
+    head_waits_for_line_end_ = r.waiting_for_line_end;
+    return {ParseStatus::kNeedMore, len};
+  }
+  // The head began in an earlier feed: gather it, never beyond the limit, and parse it whole.
+  const size_t before = pending_head_.size();
+  const size_t take = std::min(len, kMaxHeadBytes - before);
+  pending_head_.append(data, take);
+  if (head_waits_for_line_end_ && pending_head_.size() < kMaxHeadBytes &&
+      std::memchr(data, '\n', take) == nullptr && std::memchr(data, '\r', take) == nullptr) {
+    return {ParseStatus::kNeedMore, len};  // parsing again could not change the answer
+  }
+  HeadParseResult r = parse_head(pending_head_.data(), pending_head_.size());
+  switch (r.status) {
+    case HeadParseStatus::kIncomplete:
+      head_waits_for_line_end_ = r.waiting_for_line_end;
+      return {ParseStatus::kNeedMore, len};  // take == len: the limit was not reached
+    case HeadParseStatus::kError: {
+      // The error may lie in bytes of an earlier feed; report where it is in this one, if at all.
+      size_t at = r.consumed > before ? std::min(r.consumed - before, take) : 0;
+      return {ParseStatus::kError, at};
+    }
+    case HeadParseStatus::kComplete:
+      break;
+  }
+  // A head is complete as soon as its last byte is seen, so some of this feed's bytes were needed.
+  const size_t used = r.consumed - before;
+  start_head();
+  return {ParseStatus::kComplete, used};
 }
 
 ParseResult Http1ResponseParser::on_eof() {
@@ -359,40 +320,16 @@ void Http1ResponseParser::capture_body(const char* data, size_t len) {
   body_.append(data, len);
 }
 
-int Http1ResponseParser::on_headers_complete(llhttp_t* /*p*/) {
-  // Stop llhttp right after the header section: the body is framed by our code.
-  return HPE_PAUSED;
-}
-
-int Http1ResponseParser::on_header_field(llhttp_t* p, const char* at, size_t len) {
-  auto* self = static_cast<Http1ResponseParser*>(p->data);
-  if (self->field_done_) {
-    self->headers_.emplace_back();
-    self->field_done_ = false;
+void Http1ResponseParser::on_field(void* ctx, std::string_view name, std::string_view value) {
+  auto* self = static_cast<Http1ResponseParser*>(ctx);
+  auto& field = self->headers_.emplace_back(std::string(name), std::string());
+  // An obs-fold leaves its line break in the value; without it the folded lines are joined by
+  // their leading whitespace, as RFC 9112 §5.2 asks.
+  std::string& v = field.second;
+  v.reserve(value.size());
+  for (char c : value) {
+    if (c != '\r' && c != '\n') v.push_back(c);
   }
-  self->headers_.back().first.append(at, len);
-  return 0;
-}
-
-int Http1ResponseParser::on_header_value(llhttp_t* p, const char* at, size_t len) {
-  auto* self = static_cast<Http1ResponseParser*>(p->data);
-  // llhttp hands an obs-fold continuation over as a further span (without the CRLF, with its
-  // leading whitespace), so appending joins folded lines with whitespace as RFC 9112 §5.2 asks.
-  if (self->headers_.empty()) self->headers_.emplace_back();
-  self->headers_.back().second.append(at, len);
-  return 0;
-}
-
-int Http1ResponseParser::on_header_value_complete(llhttp_t* p) {
-  auto* self = static_cast<Http1ResponseParser*>(p->data);
-  self->field_done_ = true;
-  if (!self->headers_.empty()) {
-    std::string& v = self->headers_.back().second;
-    size_t end = v.size();
-    while (end > 0 && is_ows(v[end - 1])) --end;
-    v.resize(end);
-  }
-  return 0;
 }
 
 void Http1ResponseParser::on_chunk_data(void* ctx, const char* data, size_t len) {

@@ -1,18 +1,19 @@
 // Http1ResponseParser: streaming parser of HTTP/1.x responses (RFC 9112) on the client's hot path.
-// llhttp parses the status line and header section; body framing is ours, so that body bytes of a
-// known length can be discarded in the kernel (recv with MSG_TRUNC) without ever being copied.
+// parse_response_head (head_parser.h) reads the status line and header section, in place when a
+// head arrives in one piece; body framing is ours too, so that body bytes of a known length can be
+// discarded in the kernel (recv with MSG_TRUNC) without ever being copied.
 // Owned by one Connection; used only by that connection's worker thread. No I/O, no clock.
 #pragma once
-
-#include <llhttp.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "http/chunked_decoder.h"
+#include "http/head_parser.h"
 
 namespace hail {
 
@@ -40,16 +41,13 @@ enum class ParseErrorKind : uint8_t {
 const char* parse_error_kind_name(ParseErrorKind kind);
 
 // Decisions worth knowing before reading the code:
-// - llhttp runs with LENIENT_HEADERS only: header lines ending in a bare LF are accepted (curl and
-//   wrk accept them), as are control bytes (NUL included) in field values and whitespace before the
-//   colon. None of this can move a frame boundary, and checking values ourselves would cost a scan
-//   of every head. The other lenient flags stay off: Content-Length together with
-//   Transfer-Encoding, and duplicate Content-Length fields (even equal ones), are errors.
-// - Whatever llhttp's build mode, a CR that is not followed by LF anywhere in the header section is
-//   an error (RFC 9112 §2.2 allows rejecting it): llhttp's loose mode would read "\rX" as a line
-//   end, and then the body would start at a different byte than the server meant.
-// - Only HTTP/1.0 and HTTP/1.1 are accepted, and status codes 100..999 (RFC 9110 §15). llhttp
-//   tolerates leading zeros ("0200" is 200); that is harmless and kept.
+// - What a head may look like is parse_response_head's business (head_parser.h lists it, and where
+//   it is stricter than llhttp, which parsed heads here before): header lines ending in a bare LF
+//   and control bytes (NUL included) in field values are accepted; a CR not followed by LF, a
+//   Content-Length together with Transfer-Encoding and duplicate Content-Length fields (even equal
+//   ones) are errors. Only HTTP/1.0 and HTTP/1.1, and status codes 100..999 (RFC 9110 §15).
+// - A head that arrives in one feed() is parsed in place; one split across feeds is gathered in
+//   pending_head_ (its capacity is kept, so steady state does not allocate) and parsed from there.
 // - Body framing (RFC 9112 §6.3): HEAD request, 1xx, 204 and 304 have no body; 1xx other than 101
 //   are interim and skipped (counted); 101 completes without body and the connection must close;
 //   Transfer-Encoding with chunked last is chunked; other Transfer-Encoding reads until close;
@@ -57,19 +55,19 @@ const char* parse_error_kind_name(ParseErrorKind kind);
 // - Keep-alive: "Connection: close" always closes; HTTP/1.0 needs "Connection: keep-alive";
 //   read-until-close bodies, 101 and HTTP/1.0 with Transfer-Encoding (RFC 9112 §6.1) never keep
 //   alive.
-// - Empty lines before a status line are skipped (llhttp does), so a stray CRLF that a server
-//   sends after a body does not break the next response on a keep-alive connection.
+// - Empty lines before a status line are skipped, so a stray CRLF that a server sends after a body
+//   does not break the next response on a keep-alive connection.
 // - Pointers passed to feed() are not retained after it returns.
 class Http1ResponseParser {
  public:
   // Limits: all bytes of one response head (status line + fields + empty line); interim responses
   // of one request.
-  static constexpr size_t kMaxHeadBytes = 64 * 1024;
+  static constexpr size_t kMaxHeadBytes = kMaxResponseHeadBytes;
   static constexpr uint32_t kMaxInterimResponses = 32;
   static constexpr size_t kDefaultMaxCaptureBodyBytes = 16 * 1024 * 1024;
 
   Http1ResponseParser();
-  // Movable (the llhttp back pointer is refreshed on every call), not copyable.
+  // Movable, not copyable.
   Http1ResponseParser(Http1ResponseParser&& other) noexcept = default;
   Http1ResponseParser& operator=(Http1ResponseParser&& other) noexcept = default;
   Http1ResponseParser(const Http1ResponseParser&) = delete;
@@ -131,33 +129,30 @@ class Http1ResponseParser {
     kError
   };
 
-  void init_llhttp();
+  void start_head();
   ParseResult feed_head(const char* data, size_t len);
+  // Parses buf[0, len) (the head so far); on kComplete, decides framing.
+  HeadParseResult parse_head(const char* buf, size_t len);
   // Called with the head complete; decides framing. False on error.
-  bool on_head_complete();
-  bool bare_cr_in(const char* data, size_t len);
+  bool on_head_complete(const ResponseHead& head);
   ParseResult fail(ParseErrorKind kind, const char* reason, size_t consumed);
   bool capturing_body() const { return capture_active_ && body_.size() < max_capture_body_bytes_; }
   void capture_body(const char* data, size_t len);
 
-  static int on_headers_complete(llhttp_t* p);
-  static int on_header_field(llhttp_t* p, const char* at, size_t len);
-  static int on_header_value(llhttp_t* p, const char* at, size_t len);
-  static int on_header_value_complete(llhttp_t* p);
+  static void on_field(void* ctx, std::string_view name, std::string_view value);
   static void on_chunk_data(void* ctx, const char* data, size_t len);
 
-  llhttp_t llhttp_;
   State state_ = State::kHead;
   bool head_request_ = false;
   bool started_ = false;
   bool keep_alive_ = false;
-  bool pending_cr_ = false;  // the last header byte fed was a CR
+  // The head so far parsed as incomplete, waiting only for a CR or LF (head_parser.h).
+  bool head_waits_for_line_end_ = false;
   ParseErrorKind error_kind_ = ParseErrorKind::kNone;
   int status_ = 0;
   int http_major_ = 0;
   int http_minor_ = 0;
   uint32_t interim_responses_ = 0;
-  size_t head_bytes_ = 0;   // of the current head
   uint64_t remaining_ = 0;  // Content-Length body left
   uint64_t body_bytes_ = 0;
   const char* error_reason_ = nullptr;
@@ -165,11 +160,12 @@ class Http1ResponseParser {
 
   bool capture_ = false;         // requested
   bool capture_active_ = false;  // in effect for the current response
-  bool field_done_ = true;       // the next on_header_field starts a new field
   bool body_truncated_ = false;
   size_t max_capture_body_bytes_ = kDefaultMaxCaptureBodyBytes;
   std::vector<std::pair<std::string, std::string>> headers_;
   std::string body_;
+  // Bytes of a head split across feeds (empty when the head is parsed in place).
+  std::string pending_head_;
 };
 
 }  // namespace hail

@@ -98,11 +98,13 @@ struct FeedOptions {
 };
 
 // Feeds `input` cut at the given ascending offsets. Checks the API contract on every call (through
-// `violations`, so the caller can report which split broke it).
-inline Trace run_parser(const std::string& input, const std::vector<size_t>& cuts,
-                        const FeedOptions& opt, std::vector<std::string>* violations) {
+// `violations`, so the caller can report which split broke it). Parser: Http1ResponseParser, or a
+// class with the same API (the llhttp-based oracle in llhttp_reference.h).
+template <typename Parser = Http1ResponseParser>
+Trace run_parser(const std::string& input, const std::vector<size_t>& cuts, const FeedOptions& opt,
+                 std::vector<std::string>* violations) {
   static GuardedBuffer guard(1 << 20);
-  Http1ResponseParser parser;
+  Parser parser;
   parser.set_capture(opt.capture, opt.max_capture_body_bytes);
   parser.begin_response(opt.head_request);
   Trace trace;

@@ -365,6 +365,32 @@ std::vector<Case> framing_cases() {
     std::string s("HTTP/1.1 200 OK\r\nX: a\0b\r\nContent-Length: 1\r\n\r\nx", 47);
     c.push_back({"NulInValue", s, {}, Open({R(200, 1, true, s.size())})});
   }
+  // Stricter than llhttp was (head_parser.h D1-D6): each of these framed somehow before.
+  c.push_back({"StatusLeadingZero",
+               "HTTP/1.1 0200 OK\r\nContent-Length: 0\r\n\r\n",
+               {},
+               Err({}, K::kBadHead)});
+  c.push_back({"SpaceBeforeColonOfContentLength",
+               "HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\nhello",
+               {},
+               Err({}, K::kBadHead)});
+  c.push_back({"EmptyFieldName", "HTTP/1.1 200 OK\r\n: x\r\n\r\n", {}, Err({}, K::kBadHead)});
+  c.push_back({"SpaceBeforeFirstField",
+               "HTTP/1.1 200 OK\r\n Content-Length: 1\r\n\r\nx",
+               {},
+               Err({}, K::kBadHead)});
+  c.push_back({"ObsFoldInTransferEncoding",
+               "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n chunked\r\n\r\n0\r\n\r\n", Eof(),
+               Err({}, K::kBadHead)});
+  c.push_back(
+      {"VersionRejectedBeforeHeadEnds", "HTTP/2.0 200 OK\r\nX: y", {}, Err({}, K::kBadHead)});
+  // Faults inside a framing value are judged once the line has ended.
+  c.push_back({"BadContentLengthLineThenEof", "HTTP/1.1 200 OK\r\nContent-Length: 1x", Eof(),
+               Err({}, K::kTruncated)});
+  c.push_back({"ProxyConnectionClose",
+               "HTTP/1.1 200 OK\r\nProxy-Connection: close\r\nContent-Length: 1\r\n\r\nx",
+               {},
+               Open({R(200, 1, false, 64)})});
   c.push_back({"EofMidStatusLine", "HTTP/1.1 20", Eof(), Err({}, K::kTruncated)});
   c.push_back({"EofMidHeaders", "HTTP/1.1 200 OK\r\nContent-Len", Eof(), Err({}, K::kTruncated)});
   c.push_back({"EofBeforeAnyByte", "", Eof(), Err({}, K::kClosedBeforeResponse)});

@@ -396,5 +396,47 @@ TEST(ResponseParser, NoAllocationPerResponseInSteadyState) {
   EXPECT_EQ(g_allocations.load() - before, 0u);
 }
 
+TEST(ResponseParser, NoAllocationForSplitHeadsInSteadyState) {
+  // A head cut across feeds is gathered in a buffer whose capacity outlives the response.
+  Http1ResponseParser p;
+  const std::string s =
+      "HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Type: text/html\r\nContent-Length: 3\r\n"
+      "Connection: keep-alive\r\n\r\nabc";
+  auto feed_split = [&](size_t cut) {
+    p.begin_response(false);
+    EXPECT_EQ(p.feed(s.data(), cut).status, ParseStatus::kNeedMore);
+    ParseResult r = p.feed(s.data() + cut, s.size() - cut);
+    EXPECT_EQ(r.status, ParseStatus::kComplete);
+    EXPECT_EQ(r.consumed, s.size() - cut);
+  };
+  for (size_t cut = 1; cut < 80; ++cut) feed_split(cut);  // warm up: the buffer grows once
+  const uint64_t before = g_allocations.load();
+  for (int i = 0; i < 200; ++i) feed_split(1 + static_cast<size_t>(i) % 79);
+  EXPECT_EQ(g_allocations.load() - before, 0u);
+}
+
+TEST(ResponseParser, SplitHeadErrorIsReportedInTheFeedThatShowsIt) {
+  Http1ResponseParser p;
+  EXPECT_EQ(feed(p, "HTTP/1.1 200 OK\r\nX Y").status, ParseStatus::kNeedMore);
+  EXPECT_EQ(feed(p, ": z").status, ParseStatus::kNeedMore);  // a field line is judged at its end
+  ParseResult r = feed(p, "\r\n\r\n");
+  EXPECT_EQ(r.status, ParseStatus::kError);
+  EXPECT_LE(r.consumed, 4u);
+  EXPECT_EQ(p.error_kind(), ParseErrorKind::kBadHead);
+  EXPECT_STREQ(p.error_reason(), "invalid character in field name");
+}
+
+TEST(ResponseParser, SplitHeadLongLineOneByteAtATime) {
+  // Bytes that cannot end a line are only appended, not parsed again each time.
+  Http1ResponseParser p;
+  const std::string start = "HTTP/1.1 200 OK\r\nX: ";
+  EXPECT_EQ(feed(p, start).status, ParseStatus::kNeedMore);
+  for (int i = 0; i < 20000; ++i) ASSERT_EQ(p.feed("v", 1).status, ParseStatus::kNeedMore);
+  EXPECT_EQ(feed(p, "\r\nContent-Length: 0\r\n\r").status, ParseStatus::kNeedMore);
+  ParseResult r = feed(p, "\nNEXT");
+  EXPECT_EQ(r.status, ParseStatus::kComplete);
+  EXPECT_EQ(r.consumed, 1u);
+}
+
 }  // namespace
 }  // namespace hail::test
