@@ -254,8 +254,19 @@ bool Connection::on_response_complete(uint64_t now_ns, bool more_bytes_follow) {
     reconnect();
     return false;
   }
-  send_request(now_ns);
-  return state_ == State::kOpen || state_ == State::kIdle;
+  if (!send_deferred_) {
+    send_deferred_ = true;
+    w.defer_send(this);
+  }
+  return true;
+}
+
+void Connection::send_deferred() {
+  if (!send_deferred_) return;
+  send_deferred_ = false;
+  // The connection may have been closed or reused since it was queued.
+  if (state_ != State::kOpen || in_flight_) return;
+  send_request(worker_->loop().refresh_now_ns());
 }
 
 void Connection::on_eof(uint64_t now_ns) {
@@ -286,6 +297,7 @@ void Connection::fail_request(ErrorClass error, const char* reason) {
 }
 
 void Connection::close_fd() {
+  send_deferred_ = false;
   if (fd_ >= 0) {
     // close() drops the epoll registration; forget() drops events of this batch still queued.
     worker_->loop().forget(this);

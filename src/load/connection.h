@@ -23,6 +23,7 @@ class Connection final : public IoHandler {
   void start();          // first connect
   void resume(uint64_t now_ns);  // idle with an open connection: send if the plan allows
   void shutdown();       // end of run: close without recording anything further
+  void send_deferred();  // the worker's end-of-batch flush (see Worker::defer_send)
 
   // The request in flight is counted in the measured phase (for the in-flight total at stop).
   bool counted_in_flight() const { return in_flight_ && counted_; }
@@ -54,6 +55,7 @@ class Connection final : public IoHandler {
   bool in_flight_ = false;
   bool counted_ = false;         // the request in flight was sent in the measured phase
   bool first_byte_seen_ = false;
+  bool send_deferred_ = false;   // queued in the worker's end-of-batch flush
   uint32_t backoff_ms_ = 0;
   size_t write_offset_ = 0;
   uint64_t send_ns_ = 0;

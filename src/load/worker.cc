@@ -42,6 +42,8 @@ Status Worker::init() {
   if (!loop) return loop.error();
   loop_.reset(loop.value());
   for (uint32_t i = 0; i < config_.connections; ++i) connections_[i].init(this, i);
+  deferred_sends_.reserve(config_.connections);
+  loop_->set_batch_end_hook(&Worker::on_batch_end, this);
   return ok_status();
 }
 
@@ -127,6 +129,15 @@ void Worker::publish_progress() {
 void Worker::on_end_timer(Timer* /*timer*/, void* ctx) {
   auto* self = static_cast<Worker*>(ctx);
   self->finish(self->loop_->now_ns());
+}
+
+void Worker::on_batch_end(void* ctx) {
+  auto* self = static_cast<Worker*>(ctx);
+  // Index loop: a send may fail and reconnect, but never defers another send during this flush.
+  for (size_t i = 0; i < self->deferred_sends_.size() && !self->finished_; ++i) {
+    self->deferred_sends_[i]->send_deferred();
+  }
+  self->deferred_sends_.clear();
 }
 
 void Worker::on_progress_timer(Timer* /*timer*/, void* ctx) {

@@ -79,6 +79,11 @@ class Worker {
   void on_connect_start() { ++connecting_; }
   void on_connect_end() { --connecting_; }
   void on_connect_ok() { ever_connected_ = true; }
+  // Keep-alive connections whose response just completed send their next request after the whole
+  // epoll batch has been handled, not in the middle of it: the server then finds the requests of
+  // many connections in one wake-up (as wrk's write-on-EPOLLOUT does), which costs it less CPU per
+  // request. The send time is still taken when each request is written.
+  void defer_send(Connection* connection) { deferred_sends_.push_back(connection); }
   void on_connect_failed();
 
  private:
@@ -86,10 +91,12 @@ class Worker {
   void publish_progress();
   static void on_end_timer(Timer* timer, void* ctx);
   static void on_progress_timer(Timer* timer, void* ctx);
+  static void on_batch_end(void* ctx);
 
   WorkerConfig config_;
   std::unique_ptr<EventLoop> loop_;
   std::vector<Connection> connections_;
+  std::vector<Connection*> deferred_sends_;  // capacity reserved for every connection up front
   std::unique_ptr<char[]> read_buffer_;
   Recorder recorder_;
   WorkerProgress progress_;

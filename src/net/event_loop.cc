@@ -236,6 +236,7 @@ void EventLoop::run() {
     batch_size_ = 0;
     batch_next_ = 0;
     if (stopping_) break;
+    if (batch_end_fn_ != nullptr) batch_end_fn_(batch_end_ctx_);
     fire_timers();
   }
 }

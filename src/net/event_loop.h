@@ -69,6 +69,13 @@ class EventLoop {
   // Thread-safe: run `fn` on the loop's thread at its next wake-up.
   void post(std::function<void()> fn);
 
+  // Called once after each batch of events has been dispatched (before timers and the next wait):
+  // lets an owner gather work that its handlers deferred during the batch.
+  void set_batch_end_hook(void (*fn)(void* ctx), void* ctx) {
+    batch_end_fn_ = fn;
+    batch_end_ctx_ = ctx;
+  }
+
   uint64_t now_ns() const { return now_ns_; }
   uint64_t refresh_now_ns();
 
@@ -85,6 +92,8 @@ class EventLoop {
   int wake_fd_;
   bool stopping_ = false;
   bool have_pwait2_ = true;
+  void (*batch_end_fn_)(void*) = nullptr;
+  void* batch_end_ctx_ = nullptr;
   uint64_t now_ns_ = 0;
   std::vector<Timer*> heap_;
   epoll_event* batch_ = nullptr;  // events of the batch being dispatched

@@ -527,8 +527,8 @@ class HostileServer:
       "silent"     accepts, reads, never answers; keeps the connection open
       "chunked"    keep-alive; answers every request with a valid chunked body ("hello world")
       "interim"    keep-alive; answers every request with "100 Continue", then a 200 with "ok"
-      "early"      answers "200 ok" as soon as it accepts, before reading anything, then reads and
-                   discards until the client closes (a server rejecting an upload early)
+      "early"      answers "200 ok" as soon as it accepts, before reading anything, waits 1 s, then
+                   reads and discards until the client closes (a server rejecting an upload early)
     .accepted counts accepted connections, .requests request heads read."""
 
     TRUNCATED = (b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n"
@@ -618,6 +618,9 @@ class HostileServer:
             buf = b""
             if self.mode == "early":
                 conn.sendall(self.EARLY)
+                # Read nothing for a while: the client's upload stalls once the socket buffers are
+                # full, so its response surely arrives while the request is still being written.
+                self.stopping.wait(1.0)
                 self._drain(conn)
                 return
             while not self.stopping.is_set():
