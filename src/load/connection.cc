@@ -94,13 +94,6 @@ void Connection::on_connected(uint64_t now_ns) {
   send_request(now_ns);
 }
 
-void Connection::resume(uint64_t now_ns) {
-  if (state_ == State::kIdle) {
-    state_ = State::kOpen;
-    send_request(now_ns);
-  }
-}
-
 void Connection::send_request(uint64_t now_ns) {
   Worker& w = *worker_;
   if (!w.acquire_request(now_ns, &counted_)) {

@@ -21,7 +21,6 @@ class Connection final : public IoHandler {
 
   void init(Worker* worker, uint32_t index);
   void start();          // first connect
-  void resume(uint64_t now_ns);  // idle with an open connection: send if the plan allows
   void shutdown();       // end of run: close without recording anything further
   void send_deferred();  // the worker's end-of-batch flush (see Worker::defer_send)
 
