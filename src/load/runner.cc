@@ -1,6 +1,9 @@
 #include "load/runner.h"
 
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -28,6 +31,33 @@ std::string format_share(double share) {
   return std::to_string(static_cast<int>(share * 100.0 + 0.5)) + "%";
 }
 }  // namespace
+
+// When a name resolves to several addresses (localhost: ::1 and 127.0.0.1), load goes to one of
+// them, the first that accepts a connection (as wrk and curl do): spreading connections over all of
+// them would turn a server listening on one family into a stream of connect errors. A single
+// address is used as it is, without an extra probing connection, so that server-side connection
+// counts stay exact.
+std::vector<SocketAddress> pick_address(const std::vector<SocketAddress>& addresses,
+                                        uint64_t timeout_ns) {
+  if (addresses.size() <= 1) return addresses;
+  for (const SocketAddress& a : addresses) {
+    int fd = socket(a.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    bool ok = connect(fd, reinterpret_cast<const sockaddr*>(&a.storage), a.len) == 0;
+    if (!ok && errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      int wait_ms = static_cast<int>(std::min<uint64_t>(timeout_ns / kNsPerMs, 10'000));
+      if (poll(&p, 1, wait_ms) == 1) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        ok = getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
+      }
+    }
+    close(fd);
+    if (ok) return {a};
+  }
+  return {addresses.front()};  // none answers: the run counts the connect errors
+}
 
 uint32_t effective_threads(uint32_t requested, uint32_t connections) {
   uint32_t threads = requested;
@@ -59,6 +89,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   auto addresses = resolve(options.url.host, options.url.port);
   if (!addresses) return addresses.error();
 
+  const std::vector<SocketAddress> target = pick_address(addresses.value(), options.timeout_ns);
   const uint32_t threads = effective_threads(options.threads, options.connections);
   if (Status s = ensure_fd_limit(options.connections + kFdSlack + 2ull * threads); !s) {
     return s.error();
@@ -76,7 +107,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
     cfg.index = i;
     // Connections and the -n budget are spread evenly; the first workers take the remainders.
     cfg.connections = options.connections / threads + (i < options.connections % threads ? 1 : 0);
-    cfg.addresses = addresses.value();
+    cfg.addresses = target;
     cfg.request = request;  // each worker its own copy: no cache line shared between threads
     cfg.head_request = head_request;
     cfg.keep_alive = options.request.keep_alive;

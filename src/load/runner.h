@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "core/result.h"
 #include "load/run_options.h"
+#include "net/address.h"
 #include "stats/run_result.h"
 
 namespace hail {
@@ -29,6 +31,11 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick);
 // Raises RLIMIT_NOFILE toward the hard limit so that `needed` descriptors fit; an error says which
 // limit is too low and how to raise it.
 Status ensure_fd_limit(uint64_t needed);
+
+// Of several resolved addresses, the first that accepts a connection (probed, blocking up to
+// timeout_ns each), or the first when none does; a single address is returned unprobed.
+std::vector<SocketAddress> pick_address(const std::vector<SocketAddress>& addresses,
+                                        uint64_t timeout_ns);
 
 // Threads actually used for a run: -t, or one per core, never more than connections.
 uint32_t effective_threads(uint32_t requested, uint32_t connections);

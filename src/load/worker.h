@@ -20,7 +20,7 @@ class Connection;
 struct WorkerConfig {
   uint32_t index = 0;
   uint32_t connections = 1;
-  std::vector<SocketAddress> addresses;  // connections take them round-robin
+  std::vector<SocketAddress> addresses;  // the runner passes one (pick_address); round-robin if more
   std::string request;                   // rendered once per run
   bool head_request = false;             // responses carry no body
   bool keep_alive = true;                // false: one connection per request

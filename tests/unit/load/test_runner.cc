@@ -1,5 +1,6 @@
 // The load engine end to end against the built-in server, in-process: exact counts on both sides.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -168,6 +169,22 @@ TEST(Runner, FdLimitErrorSaysHowToRaiseIt) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("ulimit -n"), std::string::npos);
   EXPECT_NE(s.error().message.find("RLIMIT_NOFILE"), std::string::npos);
+}
+
+TEST_F(RunnerTest, PicksTheAddressThatAnswers) {
+  // ::1 on the server's port refuses (the server listens on 127.0.0.1 only); the probe must skip it.
+  auto v6 = resolve("::1", server_->port());
+  auto v4 = resolve("127.0.0.1", server_->port());
+  ASSERT_TRUE(v6.ok() && v4.ok());
+  std::vector<SocketAddress> both{v6->front(), v4->front()};
+  uint64_t before = server_->stats().connections;
+  auto picked = pick_address(both, kNsPerSec);
+  ASSERT_EQ(picked.size(), 1u);
+  EXPECT_EQ(picked.front().to_string(), v4->front().to_string());
+  // A single address is not probed: no extra connection shows up on the server.
+  EXPECT_EQ(pick_address(*v4, kNsPerSec).size(), 1u);
+  for (int i = 0; i < 100 && server_->stats().connections == before; ++i) usleep(10'000);
+  EXPECT_EQ(server_->stats().connections, before + 1);
 }
 
 TEST(Runner, EffectiveThreads) {
