@@ -18,7 +18,8 @@ const FlagSpec* find_long(std::span<const FlagSpec> specs, std::string_view name
 }
 }  // namespace
 
-Result<ParsedArgs> parse_args(std::span<const FlagSpec> specs, const std::vector<std::string>& args) {
+Result<ParsedArgs> parse_args(std::span<const FlagSpec> specs,
+                              const std::vector<std::string>& args) {
   ParsedArgs out;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];

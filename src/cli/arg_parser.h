@@ -1,6 +1,6 @@
 // A small table-driven command-line tokenizer shared by hail's front-ends: short flags ("-c 10",
-// "-c10"), long flags ("--connections 10", "--connections=10"), boolean flags, positionals and "--".
-// It only splits; each front-end interprets the values. Pure; any thread.
+// "-c10"), long flags ("--connections 10", "--connections=10"), boolean flags, positionals and
+// "--". It only splits; each front-end interprets the values. Pure; any thread.
 #pragma once
 
 #include <span>
@@ -25,11 +25,12 @@ struct ParsedFlag {
 };
 
 struct ParsedArgs {
-  std::vector<ParsedFlag> flags;        // in command-line order
+  std::vector<ParsedFlag> flags;  // in command-line order
   std::vector<std::string> positionals;
   std::vector<std::string> after_dashes;  // everything after "--"
 };
 
-Result<ParsedArgs> parse_args(std::span<const FlagSpec> specs, const std::vector<std::string>& args);
+Result<ParsedArgs> parse_args(std::span<const FlagSpec> specs,
+                              const std::vector<std::string>& args);
 
 }  // namespace hail

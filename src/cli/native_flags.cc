@@ -13,19 +13,41 @@ namespace hail {
 
 namespace {
 enum Flag {
-  kConnections, kThreads, kDuration, kRequests, kTimeout, kMethod, kHeader, kBody, kBodyFile,
-  kHttp10, kNoKeepalive, kWarmup, kJson, kQuiet, kHelp, kVersion,
+  kConnections,
+  kThreads,
+  kDuration,
+  kRequests,
+  kTimeout,
+  kMethod,
+  kHeader,
+  kBody,
+  kBodyFile,
+  kHttp10,
+  kNoKeepalive,
+  kWarmup,
+  kJson,
+  kQuiet,
+  kHelp,
+  kVersion,
 };
 
 constexpr FlagSpec kSpecs[] = {
-    {kConnections, 'c', "connections", true}, {kThreads, 't', "threads", true},
-    {kDuration, 'd', "duration", true},       {kRequests, 'n', "requests", true},
-    {kTimeout, 0, "timeout", true},           {kMethod, 'm', "method", true},
-    {kHeader, 'H', "header", true},           {kBody, 0, "body", true},
-    {kBodyFile, 0, "body-file", true},        {kHttp10, 0, "http1.0", false},
-    {kNoKeepalive, 0, "no-keepalive", false}, {kWarmup, 0, "warmup", true},
-    {kJson, 0, "json", true},                 {kQuiet, 'q', "quiet", false},
-    {kHelp, 'h', "help", false},              {kVersion, 'V', "version", false},
+    {kConnections, 'c', "connections", true},
+    {kThreads, 't', "threads", true},
+    {kDuration, 'd', "duration", true},
+    {kRequests, 'n', "requests", true},
+    {kTimeout, 0, "timeout", true},
+    {kMethod, 'm', "method", true},
+    {kHeader, 'H', "header", true},
+    {kBody, 0, "body", true},
+    {kBodyFile, 0, "body-file", true},
+    {kHttp10, 0, "http1.0", false},
+    {kNoKeepalive, 0, "no-keepalive", false},
+    {kWarmup, 0, "warmup", true},
+    {kJson, 0, "json", true},
+    {kQuiet, 'q', "quiet", false},
+    {kHelp, 'h', "help", false},
+    {kVersion, 'V', "version", false},
 };
 
 // Reads a whole file with plain read(2) so that every failure (a directory: EISDIR) is seen.
@@ -173,20 +195,31 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
       case kBodyFile: {
         if (body_given) return make_error("--body and --body-file given together; use one");
         auto body = read_whole_file(f.value);
-        if (!body) return make_error("cannot read --body-file \"" + f.value + "\": " + body.error().message);
+        if (!body)
+          return make_error("cannot read --body-file \"" + f.value + "\": " + body.error().message);
         run.request.body = std::move(body.value());
         body_given = true;
         break;
       }
-      case kHttp10: run.request.http_minor = 0; break;
-      case kNoKeepalive: run.request.keep_alive = false; break;
+      case kHttp10:
+        run.request.http_minor = 0;
+        break;
+      case kNoKeepalive:
+        run.request.keep_alive = false;
+        break;
       case kJson:
         if (f.value.empty()) return make_error("--json needs a file name or \"-\"");
         cmd.json_path = f.value;
         break;
-      case kQuiet: cmd.quiet = true; break;
-      case kHelp: cmd.show_help = true; break;
-      case kVersion: cmd.show_version = true; break;
+      case kQuiet:
+        cmd.quiet = true;
+        break;
+      case kHelp:
+        cmd.show_help = true;
+        break;
+      case kVersion:
+        cmd.show_version = true;
+        break;
     }
   }
   if (cmd.show_help || cmd.show_version) return cmd;
@@ -201,8 +234,8 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   auto url = parse_url(parsed->positionals[0]);
   if (!url) return url.error();
   if (url->scheme != "http") {
-    return make_error("unsupported URL scheme \"" + url->scheme +
-                      "\" in \"" + parsed->positionals[0] + "\": only http:// is supported so far");
+    return make_error("unsupported URL scheme \"" + url->scheme + "\" in \"" +
+                      parsed->positionals[0] + "\": only http:// is supported so far");
   }
   run.url = url.value();
   run.request.path = run.url.path;

@@ -50,7 +50,8 @@ int run_and_report(const RunOptions& options, const OutputOptions& output) {
           p.elapsed_ns > p.warmup_ns ? static_cast<double>(p.elapsed_ns - p.warmup_ns) / 1e9 : 0.0;
       double rate = measured_s > 0 ? static_cast<double>(p.completed) / measured_s : 0.0;
       std::fprintf(stderr, "\r\033[K[%6.1fs%s] %llu requests, %.0f req/s, %llu errors",
-                   static_cast<double>(p.elapsed_ns) / 1e9, p.elapsed_ns < p.warmup_ns ? " warm-up" : "",
+                   static_cast<double>(p.elapsed_ns) / 1e9,
+                   p.elapsed_ns < p.warmup_ns ? " warm-up" : "",
                    static_cast<unsigned long long>(p.completed), rate,
                    static_cast<unsigned long long>(p.errors));
       std::fflush(stderr);

@@ -56,9 +56,10 @@ int run_serve_command(const std::vector<std::string>& args) {
 int run_demo_command(const std::vector<std::string>& args) {
   if (!args.empty()) {
     if (args[0] == "-h" || args[0] == "--help") {
-      std::puts("Usage: hail demo\n\nStarts the built-in server on an ephemeral loopback port and "
-                "runs a 5-second benchmark\nof /bytes/1024 against it (1 server thread, 1 hail "
-                "thread, 50 connections).");
+      std::puts(
+          "Usage: hail demo\n\nStarts the built-in server on an ephemeral loopback port and "
+          "runs a 5-second benchmark\nof /bytes/1024 against it (1 server thread, 1 hail "
+          "thread, 50 connections).");
       return kExitOk;
     }
     std::fprintf(stderr, "hail demo: unexpected argument \"%s\"\n", args[0].c_str());

@@ -1,5 +1,5 @@
-// `hail serve` (run the built-in target server until SIGINT/SIGTERM) and `hail demo` (start it on an
-// ephemeral loopback port and benchmark it for about 5 s). Main thread.
+// `hail serve` (run the built-in target server until SIGINT/SIGTERM) and `hail demo` (start it on
+// an ephemeral loopback port and benchmark it for about 5 s). Main thread.
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
-// Time sources. Hot-path code takes `now_ns` values as arguments (so pure code never reads a clock);
-// the event loop reads MonotonicClock once per wake-up. ManualClock drives tests.
-// Stateless / single-owner: any thread.
+// Time sources. Hot-path code takes `now_ns` values as arguments (so pure code never reads a
+// clock); the event loop reads MonotonicClock once per wake-up. ManualClock drives tests. Stateless
+// / single-owner: any thread.
 #pragma once
 
 #include <time.h>
@@ -13,7 +13,8 @@ inline constexpr uint64_t kNsPerUs = 1000;
 inline constexpr uint64_t kNsPerMs = 1000 * kNsPerUs;
 inline constexpr uint64_t kNsPerSec = 1000 * kNsPerMs;
 
-// CLOCK_MONOTONIC through the vDSO: ~20 ns, nanosecond resolution, never jumps with wall-clock changes.
+// CLOCK_MONOTONIC through the vDSO: ~20 ns, nanosecond resolution, never jumps with wall-clock
+// changes.
 inline uint64_t mono_now_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -1,6 +1,6 @@
 // Result<T>: a value or a one-line error message, for what users and the environment can break
-// (bad flags, unreachable hosts, unreadable files). Library code returns these; only the CLI prints.
-// Plain value type: any thread, no sharing.
+// (bad flags, unreachable hosts, unreadable files). Library code returns these; only the CLI
+// prints. Plain value type: any thread, no sharing.
 #pragma once
 
 #include <cstdio>
@@ -15,12 +15,14 @@ struct Error {
   std::string message;
 };
 
-inline Error make_error(std::string message) { return Error{std::move(message)}; }
+inline Error make_error(std::string message) {
+  return Error{std::move(message)};
+}
 
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design, like std::expected
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design, like std::expected
   Result(Error error) : v_(std::move(error)) {}  // NOLINT
 
   bool ok() const { return v_.index() == 0; }
@@ -63,6 +65,8 @@ inline std::string quote(std::string_view text) {
 // Result<void> equivalent.
 struct Ok {};
 using Status = Result<Ok>;
-inline Status ok_status() { return Ok{}; }
+inline Status ok_status() {
+  return Ok{};
+}
 
 }  // namespace hail

@@ -17,8 +17,8 @@ namespace hail {
 
 namespace {
 // Bytes copied to user space per read while headers (or small bodies) are expected. Body bytes of a
-// known length are discarded in the kernel with MSG_TRUNC instead, so a larger buffer would only add
-// copying for big responses.
+// known length are discarded in the kernel with MSG_TRUNC instead, so a larger buffer would only
+// add copying for big responses.
 constexpr size_t kReadChunk = 16 * 1024;
 // Upper bound for one MSG_TRUNC discard (it only frees socket buffers; the size is not copied).
 constexpr size_t kMaxSkip = size_t{1} << 30;
@@ -43,7 +43,9 @@ void Connection::init(Worker* worker, uint32_t index) {
   timer_.ctx = this;
 }
 
-void Connection::start() { connect_now(); }
+void Connection::start() {
+  connect_now();
+}
 
 void Connection::connect_now() {
   Worker& w = *worker_;
@@ -163,8 +165,8 @@ void Connection::on_readable(uint32_t events) {
   Worker& w = *worker_;
   char* buf = w.read_buffer();
   // Edge-triggered: a short read normally means the socket is drained and new data will raise a
-  // new edge. A close (FIN, RST) that arrived together with the data raises no further edge, so when
-  // the event already reported one, read on until recv says EOF or EAGAIN.
+  // new edge. A close (FIN, RST) that arrived together with the data raises no further edge, so
+  // when the event already reported one, read on until recv says EOF or EAGAIN.
   const bool peer_closed = (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
   for (;;) {
     size_t skip = in_flight_ ? parser_.skippable_body_bytes() : 0;

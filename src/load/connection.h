@@ -52,14 +52,14 @@ class Connection final : public IoHandler {
   int fd_ = -1;
   State state_ = State::kClosed;
   bool in_flight_ = false;
-  bool counted_ = false;         // the request in flight was sent in the measured phase
+  bool counted_ = false;  // the request in flight was sent in the measured phase
   bool first_byte_seen_ = false;
-  bool send_deferred_ = false;   // queued in the worker's end-of-batch flush
+  bool send_deferred_ = false;  // queued in the worker's end-of-batch flush
   uint32_t backoff_ms_ = 0;
   size_t write_offset_ = 0;
   uint64_t send_ns_ = 0;
   uint64_t connect_start_ns_ = 0;
-  uint64_t deadline_ns_ = 0;     // request (or connect) deadline; the timer catches up lazily
+  uint64_t deadline_ns_ = 0;  // request (or connect) deadline; the timer catches up lazily
   Timer timer_;
   Http1ResponseParser parser_;
 };

@@ -12,14 +12,14 @@ namespace hail {
 
 struct RunOptions {
   Url url;
-  RequestSpec request;               // method, headers, body, HTTP version, keep-alive
+  RequestSpec request;  // method, headers, body, HTTP version, keep-alive
   uint32_t connections = 50;
-  uint32_t threads = 0;              // 0: one per core, never more than connections
+  uint32_t threads = 0;                   // 0: one per core, never more than connections
   uint64_t duration_ns = 10'000'000'000;  // measured phase; 0 with requests > 0: no time limit
-  uint64_t requests = 0;             // -n: exact number of requests, 0 = duration mode
+  uint64_t requests = 0;                  // -n: exact number of requests, 0 = duration mode
   uint64_t timeout_ns = 5'000'000'000;
   uint64_t warmup_ns = 0;
-  bool progress = false;             // live progress line on stderr
+  bool progress = false;  // live progress line on stderr
 };
 
 }  // namespace hail

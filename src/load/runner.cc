@@ -182,7 +182,8 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
                            "threads, or give hail more cores)");
   }
   if (threads > std::thread::hardware_concurrency()) {
-    result.notes.push_back("more worker threads (" + std::to_string(threads) + ") than CPU cores (" +
+    result.notes.push_back("more worker threads (" + std::to_string(threads) +
+                           ") than CPU cores (" +
                            std::to_string(std::thread::hardware_concurrency()) + ")");
   }
   return result;

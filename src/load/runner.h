@@ -1,6 +1,6 @@
 // Runner: turns RunOptions into a finished RunResult. It resolves the target, checks resource
-// limits, starts one Worker thread per -t, waits for them (calling the front-end's tick a few times a
-// second) and merges their recorders. Called from the main thread; it never prints.
+// limits, starts one Worker thread per -t, waits for them (calling the front-end's tick a few times
+// a second) and merges their recorders. Called from the main thread; it never prints.
 #pragma once
 
 #include <cstdint>
@@ -15,9 +15,9 @@
 namespace hail {
 
 struct RunProgress {
-  uint64_t elapsed_ns = 0;     // since the load started (warm-up included)
+  uint64_t elapsed_ns = 0;  // since the load started (warm-up included)
   uint64_t warmup_ns = 0;
-  uint64_t completed = 0;      // measured phase only
+  uint64_t completed = 0;  // measured phase only
   uint64_t errors = 0;
 };
 

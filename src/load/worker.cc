@@ -56,7 +56,7 @@ void Worker::run() {
   loop_->refresh_now_ns();
   if (config_.end_ns != 0) loop_->arm(end_timer_, config_.end_ns);
   loop_->arm(progress_timer_, loop_->now_ns() + kProgressIntervalNs);
-    // A worker whose share of -n is zero (fewer requests than threads) has nothing to do.
+  // A worker whose share of -n is zero (fewer requests than threads) has nothing to do.
   if (budget_mode_ && config_.requests == 0) finish(loop_->now_ns());
   for (auto& c : connections_) {
     if (finished_) break;

@@ -1,6 +1,7 @@
 // Worker: one load thread. It owns its event loop, its connections, its request bytes, its read
-// buffer and its Recorder; nothing of it is shared while it runs. The runner reads the recorder only
-// after run() has returned; the progress counters are the one thing other threads may read live.
+// buffer and its Recorder; nothing of it is shared while it runs. The runner reads the recorder
+// only after run() has returned; the progress counters are the one thing other threads may read
+// live.
 #pragma once
 
 #include <atomic>
@@ -20,16 +21,17 @@ class Connection;
 struct WorkerConfig {
   uint32_t index = 0;
   uint32_t connections = 1;
-  std::vector<SocketAddress> addresses;  // the runner passes one (pick_address); round-robin if more
-  std::string request;                   // rendered once per run
-  bool head_request = false;             // responses carry no body
-  bool keep_alive = true;                // false: one connection per request
+  std::vector<SocketAddress>
+      addresses;              // the runner passes one (pick_address); round-robin if more
+  std::string request;        // rendered once per run
+  bool head_request = false;  // responses carry no body
+  bool keep_alive = true;     // false: one connection per request
   uint64_t timeout_ns = 0;
-  bool budget_mode = false;              // -n: send exactly `requests`, then finish
-  uint64_t requests = 0;                 // this worker's share of -n (may be 0 when -n < -t)
-  uint64_t start_ns = 0;                 // when load starts (warm-up begins)
-  uint64_t measure_start_ns = 0;         // when recording starts (start + warm-up)
-  uint64_t end_ns = 0;                   // when the measured phase ends; 0 = no time limit
+  bool budget_mode = false;       // -n: send exactly `requests`, then finish
+  uint64_t requests = 0;          // this worker's share of -n (may be 0 when -n < -t)
+  uint64_t start_ns = 0;          // when load starts (warm-up begins)
+  uint64_t measure_start_ns = 0;  // when recording starts (start + warm-up)
+  uint64_t end_ns = 0;            // when the measured phase ends; 0 = no time limit
 };
 
 // Live counters for the progress line, published by the worker a few times a second.
@@ -102,12 +104,12 @@ class Worker {
   WorkerProgress progress_;
 
   bool budget_mode_ = false;
-  uint64_t budget_left_ = 0;      // counted requests not yet sent
-  uint64_t outstanding_ = 0;      // counted requests sent, without an outcome yet
-  uint64_t connecting_ = 0;       // connections between connect() and its outcome
+  uint64_t budget_left_ = 0;  // counted requests not yet sent
+  uint64_t outstanding_ = 0;  // counted requests sent, without an outcome yet
+  uint64_t connecting_ = 0;   // connections between connect() and its outcome
   bool finished_ = false;
   bool ever_connected_ = false;
-  bool gave_up_ = false;          // every connection failed before any succeeded
+  bool gave_up_ = false;  // every connection failed before any succeeded
   uint32_t early_connect_failures_ = 0;
   uint64_t end_ns_ = 0;
   double cpu_utilization_ = 0.0;

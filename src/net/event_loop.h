@@ -14,8 +14,8 @@
 
 namespace hail {
 
-// Receives readiness for one registered fd. `events` is the epoll mask (EPOLLIN, EPOLLOUT, EPOLLERR,
-// EPOLLHUP, EPOLLRDHUP).
+// Receives readiness for one registered fd. `events` is the epoll mask (EPOLLIN, EPOLLOUT,
+// EPOLLERR, EPOLLHUP, EPOLLRDHUP).
 class IoHandler {
  public:
   virtual void on_io(uint32_t events) = 0;
@@ -24,8 +24,8 @@ class IoHandler {
   ~IoHandler() = default;
 };
 
-// An intrusive timer. The owner embeds it, sets `fn`/`ctx` once, then arms and cancels it through the
-// loop. A timer must be cancelled (or have fired) before its owner is destroyed.
+// An intrusive timer. The owner embeds it, sets `fn`/`ctx` once, then arms and cancels it through
+// the loop. A timer must be cancelled (or have fired) before its owner is destroyed.
 struct Timer {
   static constexpr uint32_t kNotArmed = UINT32_MAX;
   using Fn = void (*)(Timer* timer, void* ctx);
@@ -40,7 +40,8 @@ struct Timer {
 
 class EventLoop {
  public:
-  static Result<EventLoop*> create();  // caller owns (delete); Result because epoll/eventfd can fail
+  static Result<EventLoop*>
+  create();  // caller owns (delete); Result because epoll/eventfd can fail
   ~EventLoop();
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
@@ -55,7 +56,8 @@ class EventLoop {
   // removes the registration in the kernel already).
   void forget(IoHandler* handler);
 
-  // Timers fire from run() at or after deadline_ns (CLOCK_MONOTONIC). Re-arming an armed timer moves it.
+  // Timers fire from run() at or after deadline_ns (CLOCK_MONOTONIC). Re-arming an armed timer
+  // moves it.
   void arm(Timer& timer, uint64_t deadline_ns);
   void cancel(Timer& timer);
   size_t armed_timers() const { return heap_.size(); }

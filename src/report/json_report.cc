@@ -10,7 +10,9 @@
 namespace hail {
 
 namespace {
-double us(double ns) { return ns / 1000.0; }
+double us(double ns) {
+  return ns / 1000.0;
+}
 
 void write_distribution(JsonWriter& j, const char* key, const Histogram& h) {
   j.begin_object(key);

@@ -22,7 +22,9 @@ class JsonWriter {
   JsonWriter& value(std::string_view key, uint64_t v);
   JsonWriter& value(std::string_view key, int64_t v);
   JsonWriter& value(std::string_view key, int v) { return value(key, static_cast<int64_t>(v)); }
-  JsonWriter& value(std::string_view key, uint32_t v) { return value(key, static_cast<uint64_t>(v)); }
+  JsonWriter& value(std::string_view key, uint32_t v) {
+    return value(key, static_cast<uint64_t>(v));
+  }
   JsonWriter& value(std::string_view key, double v);
   JsonWriter& value(std::string_view key, bool v);
   JsonWriter& null(std::string_view key);

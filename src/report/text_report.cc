@@ -13,8 +13,12 @@
 namespace hail {
 
 namespace {
-std::string dur(uint64_t ns) { return format_duration_ns(static_cast<double>(ns)); }
-std::string durd(double ns) { return format_duration_ns(ns); }
+std::string dur(uint64_t ns) {
+  return format_duration_ns(static_cast<double>(ns));
+}
+std::string durd(double ns) {
+  return format_duration_ns(ns);
+}
 
 void line(std::string& out, const char* fmt, auto... args) {
   char buf[512];

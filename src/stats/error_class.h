@@ -21,17 +21,25 @@ inline constexpr size_t kErrorClassCount = static_cast<size_t>(ErrorClass::kCoun
 
 inline const char* error_class_name(ErrorClass c) {
   switch (c) {
-    case ErrorClass::kConnect: return "connect";
-    case ErrorClass::kRead: return "read";
-    case ErrorClass::kWrite: return "write";
-    case ErrorClass::kTimeout: return "timeout";
-    case ErrorClass::kParse: return "parse";
-    case ErrorClass::kCount: break;
+    case ErrorClass::kConnect:
+      return "connect";
+    case ErrorClass::kRead:
+      return "read";
+    case ErrorClass::kWrite:
+      return "write";
+    case ErrorClass::kTimeout:
+      return "timeout";
+    case ErrorClass::kParse:
+      return "parse";
+    case ErrorClass::kCount:
+      break;
   }
   return "?";
 }
 
 // Classes that consume a request (everything but connect).
-inline constexpr bool is_request_error(ErrorClass c) { return c != ErrorClass::kConnect; }
+inline constexpr bool is_request_error(ErrorClass c) {
+  return c != ErrorClass::kConnect;
+}
 
 }  // namespace hail

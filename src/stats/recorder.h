@@ -12,10 +12,10 @@
 namespace hail {
 
 struct Counters {
-  uint64_t attempted = 0;           // requests whose first byte was queued on a connection
-  uint64_t completed = 0;           // full responses, whatever their status
-  uint64_t status_errors = 0;       // the part of `completed` whose status is not 2xx/3xx
-  uint64_t in_flight = 0;           // attempted but without an outcome when the run stopped
+  uint64_t attempted = 0;      // requests whose first byte was queued on a connection
+  uint64_t completed = 0;      // full responses, whatever their status
+  uint64_t status_errors = 0;  // the part of `completed` whose status is not 2xx/3xx
+  uint64_t in_flight = 0;      // attempted but without an outcome when the run stopped
   std::array<uint64_t, kErrorClassCount> errors{};
   uint64_t bytes_read = 0;          // every byte received while measuring (headers and bodies)
   uint64_t bytes_written = 0;       // request bytes sent while measuring

@@ -48,8 +48,8 @@ void RunResult::add(const Recorder& recorder) {
     if (codes[code] != 0) status_codes[static_cast<int>(code)] += codes[code];
   }
   for (const auto* r = recorder.reasons_begin(); r != recorder.reasons_end(); ++r) {
-    std::string key = r->reason == nullptr ? std::string("other")
-                                           : std::string(error_class_name(r->error_class));
+    std::string key =
+        r->reason == nullptr ? std::string("other") : std::string(error_class_name(r->error_class));
     key.append(": ").append(r->reason == nullptr ? "other reasons" : r->reason);
     error_reasons[key] += r->count;
   }

@@ -30,7 +30,7 @@ struct RunResult {
   uint64_t duration_ns = 0;
   bool interrupted = false;  // stopped early by SIGINT/SIGTERM
   Counters counters;
-  std::map<int, uint64_t> status_codes;  // every status code seen
+  std::map<int, uint64_t> status_codes;           // every status code seen
   std::map<std::string, uint64_t> error_reasons;  // "connect: Connection refused" -> count
   Histogram latency;
   Histogram connect_time;

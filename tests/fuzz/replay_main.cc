@@ -1,5 +1,6 @@
-// Replay driver: runs LLVMFuzzerTestOneInput once on every file named on the command line (or found in
-// a directory named there), so committed fuzz corpora run as ordinary ctest tests under any compiler.
+// Replay driver: runs LLVMFuzzerTestOneInput once on every file named on the command line (or found
+// in a directory named there), so committed fuzz corpora run as ordinary ctest tests under any
+// compiler.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>

@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -64,8 +63,8 @@ TEST(NativeFlags, ThreadsNeverExceedConnections) {
 }
 
 TEST(NativeFlags, RequestShape) {
-  NativeCommand c = parse_ok({"-H", "Host: example", "-H", "X-A: 1", "--body", "abc",
-                              "--http1.0", "--no-keepalive", "http://h/"});
+  NativeCommand c = parse_ok({"-H", "Host: example", "-H", "X-A: 1", "--body", "abc", "--http1.0",
+                              "--no-keepalive", "http://h/"});
   EXPECT_EQ(c.run.request.method, "POST");  // a body without -m
   EXPECT_EQ(c.run.request.body, "abc");
   EXPECT_EQ(c.run.request.http_minor, 0);

@@ -172,7 +172,8 @@ TEST(Runner, FdLimitErrorSaysHowToRaiseIt) {
 }
 
 TEST_F(RunnerTest, PicksTheAddressThatAnswers) {
-  // ::1 on the server's port refuses (the server listens on 127.0.0.1 only); the probe must skip it.
+  // ::1 on the server's port refuses (the server listens on 127.0.0.1 only); the probe must skip
+  // it.
   auto v6 = resolve("::1", server_->port());
   auto v4 = resolve("127.0.0.1", server_->port());
   ASSERT_TRUE(v6.ok() && v4.ok());

@@ -44,14 +44,27 @@ TEST(JsonWriter, EscapesAndNests) {
 
 TEST(JsonReport, HasTheDocumentedShape) {
   std::string json = render_json_report(sample_result());
-  for (const char* needle :
-       {"\"schema\": \"hail/1\"", "\"url\": \"http://127.0.0.1:8080/index.html\"",
-        "\"duration_s\": 10.000", "\"connections\": 50", "\"threads\": 2",
-        "\"connections_opened\": 63", "\"attempted\": 1060", "\"completed\": 1000",
-        "\"in_flight\": 50", "\"timeout\": 10", "\"connect\": 3", "\"status\": 10",
-        "\"200\": 990", "\"500\": 10", "\"requests_per_s\": 100.000",
-        "\"bytes_per_s\": 150000.000", "\"latency_us\"", "\"p99.99\"", "\"p50\": 500.",
-        "\"accounting_ok\": true", "\"connect: Connection refused\": 3"}) {
+  for (const char* needle : {"\"schema\": \"hail/1\"",
+                             "\"url\": \"http://127.0.0.1:8080/index.html\"",
+                             "\"duration_s\": 10.000",
+                             "\"connections\": 50",
+                             "\"threads\": 2",
+                             "\"connections_opened\": 63",
+                             "\"attempted\": 1060",
+                             "\"completed\": 1000",
+                             "\"in_flight\": 50",
+                             "\"timeout\": 10",
+                             "\"connect\": 3",
+                             "\"status\": 10",
+                             "\"200\": 990",
+                             "\"500\": 10",
+                             "\"requests_per_s\": 100.000",
+                             "\"bytes_per_s\": 150000.000",
+                             "\"latency_us\"",
+                             "\"p99.99\"",
+                             "\"p50\": 500.",
+                             "\"accounting_ok\": true",
+                             "\"connect: Connection refused\": 3"}) {
     EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
   }
 }
@@ -61,9 +74,10 @@ TEST(TextReport, FitsEightyColumnsAndShowsAccounting) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) EXPECT_LE(line.size(), 80u) << line;
-  for (const char* needle : {"Requests/sec:", "Transfer/sec:", "200: 990", "500: 10",
-                             "timeout 10", "status 10", "1060 attempted = 1000 completed + 10 failed + 50 in flight",
-                             "63 opened", "99.99%", "Connection refused"}) {
+  for (const char* needle :
+       {"Requests/sec:", "Transfer/sec:", "200: 990", "500: 10", "timeout 10", "status 10",
+        "1060 attempted = 1000 completed + 10 failed + 50 in flight", "63 opened", "99.99%",
+        "Connection refused"}) {
     EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
   }
   EXPECT_EQ(text.find("MISMATCH"), std::string::npos);
