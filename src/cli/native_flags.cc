@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "cli/arg_parser.h"
@@ -29,6 +30,9 @@ enum Flag {
   kQuiet,
   kHelp,
   kVersion,
+  kRate,
+  kArrival,
+  kMaxConnections,
 };
 
 constexpr FlagSpec kSpecs[] = {
@@ -48,7 +52,32 @@ constexpr FlagSpec kSpecs[] = {
     {kQuiet, 'q', "quiet", false},
     {kHelp, 'h', "help", false},
     {kVersion, 'V', "version", false},
+    {kRate, 'R', "rate", true},
+    {kArrival, 0, "arrival", true},
+    {kMaxConnections, 0, "max-connections", true},
 };
+
+// A request rate: a positive decimal ("1000", "0.5", "2.5k"), at most 1e9 per second.
+Result<double> parse_rate(const ParsedFlag& f) {
+  const std::string& t = f.value;
+  double scale = 1;
+  std::string digits = t;
+  if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K')) scale = 1e3;
+  if (!digits.empty() && digits.back() == 'M') scale = 1e6;
+  if (scale != 1) digits.pop_back();
+  bool ok = !digits.empty() && digits.find_first_not_of("0123456789.") == std::string::npos &&
+            digits.find('.') == digits.rfind('.') && digits.front() != '.' && digits.back() != '.';
+  if (!ok) {
+    return make_error("invalid value for " + f.spelled + ": " + quote(t) +
+                      " (expected requests per second, e.g. 1000, 2.5k)");
+  }
+  double v = std::strtod(digits.c_str(), nullptr) * scale;
+  if (v <= 0 || v > 1e9) {
+    return make_error(f.spelled + " must be between 0 and 1e9 requests per second, got " +
+                      quote(t));
+  }
+  return v;
+}
 
 // Reads a whole file with plain read(2) so that every failure (a directory: EISDIR) is seen.
 Result<std::string> read_whole_file(const std::string& path) {
@@ -110,6 +139,11 @@ Load:
       --timeout T       per-request timeout (default 5s): the request counts as a timeout and
                         its connection is closed and reopened
       --warmup T        run the load for T first without recording anything
+  -R, --rate N          open loop: N requests per second in total, planned from the start;
+                        latency counts from each request's planned time (coordinated-omission
+                        correction); with -n, exactly N requests at that rate
+      --arrival A       rate mode: fixed intervals (default) or poisson
+      --max-connections N  rate mode: open up to N connections when requests queue (default -c)
 Request:
   -m, --method M        request method (default GET, or POST when a body is given)
   -H, --header "N: v"   add a header (repeatable); replaces a default of the same name
@@ -136,6 +170,7 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   bool duration_given = false;
   bool method_given = false;
   bool body_given = false;
+  bool arrival_given = false;
   for (const ParsedFlag& f : parsed->flags) {
     switch (f.id) {
       case kConnections: {
@@ -211,6 +246,29 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
         if (f.value.empty()) return make_error("--json needs a file name or \"-\"");
         cmd.json_path = f.value;
         break;
+      case kRate: {
+        auto v = parse_rate(f);
+        if (!v) return v.error();
+        run.rate_per_s = *v;
+        break;
+      }
+      case kArrival:
+        if (f.value == "fixed") {
+          run.arrival = Arrival::kFixed;
+        } else if (f.value == "poisson") {
+          run.arrival = Arrival::kPoisson;
+        } else {
+          return make_error("invalid value for --arrival: " + quote(f.value) +
+                            " (use fixed or poisson)");
+        }
+        arrival_given = true;
+        break;
+      case kMaxConnections: {
+        auto v = positive_count(f, 1'000'000);
+        if (!v) return v.error();
+        run.max_connections = static_cast<uint32_t>(*v);
+        break;
+      }
       case kQuiet:
         cmd.quiet = true;
         break;
@@ -244,6 +302,13 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   // -n alone runs until the N requests are done; -d alone or both: the duration bounds the run.
   if (run.requests > 0 && !duration_given) run.duration_ns = 0;
   if (run.threads > run.connections) run.threads = run.connections;
+  if (run.rate_per_s == 0 && (arrival_given || run.max_connections != 0)) {
+    return make_error("--arrival and --max-connections only apply to rate mode (-R)");
+  }
+  if (run.max_connections != 0 && run.max_connections < run.connections) {
+    return make_error("--max-connections (" + std::to_string(run.max_connections) +
+                      ") is lower than -c (" + std::to_string(run.connections) + ")");
+  }
   return cmd;
 }
 

@@ -101,18 +101,31 @@ void Connection::on_connected(uint64_t now_ns) {
   w.on_connect_ok();
   w.recorder().on_connection_opened();
   if (now_ns >= w.config().measure_start_ns) w.recorder().on_connect(now_ns - connect_start_ns_);
-  send_request(now_ns);
+  become_ready(now_ns);
 }
 
-void Connection::send_request(uint64_t now_ns) {
+void Connection::become_ready(uint64_t now_ns) {
+  if (worker_->rate_mode()) {
+    worker_->on_idle(this);
+  } else {
+    send_request(now_ns, now_ns);
+  }
+}
+
+void Connection::send_planned(uint64_t planned_ns) {
+  send_request(worker_->loop().refresh_now_ns(), planned_ns);
+}
+
+void Connection::send_request(uint64_t now_ns, uint64_t planned_ns) {
   Worker& w = *worker_;
-  if (!w.acquire_request(now_ns, &counted_)) {
+  if (!w.acquire_request(planned_ns, &counted_)) {
     state_ = State::kIdle;  // the plan is done with this connection
     return;
   }
   in_flight_ = true;
   first_byte_seen_ = false;
   send_ns_ = now_ns;
+  planned_ns_ = planned_ns;
   write_offset_ = 0;
   parser_.begin_response(w.config().head_request);
   if (counted_) w.recorder().on_attempt();
@@ -245,7 +258,11 @@ bool Connection::on_response_complete(uint64_t now_ns, bool more_bytes_follow) {
   in_flight_ = false;
   if (counted_) {
     Recorder& rec = w.recorder();
-    rec.on_complete(parser_.status(), now_ns - send_ns_);
+    if (w.rate_mode()) {
+      rec.on_complete_planned(parser_.status(), planned_ns_, send_ns_, now_ns);
+    } else {
+      rec.on_complete(parser_.status(), now_ns - send_ns_);
+    }
     for (uint32_t i = 0; i < parser_.interim_responses(); ++i) rec.on_interim();
   }
   w.on_outcome(counted_);
@@ -256,6 +273,10 @@ bool Connection::on_response_complete(uint64_t now_ns, bool more_bytes_follow) {
   if (more_bytes_follow || request_unsent || !parser_.keep_alive() || !w.config().keep_alive) {
     reconnect();
     return false;
+  }
+  if (w.rate_mode()) {
+    w.on_idle(this);  // the next planned request, if one is due, goes out at once
+    return state_ == State::kOpen;
   }
   if (!send_deferred_) {
     send_deferred_ = true;
@@ -269,7 +290,8 @@ void Connection::send_deferred() {
   send_deferred_ = false;
   // The connection may have been closed or reused since it was queued.
   if (state_ != State::kOpen || in_flight_) return;
-  send_request(worker_->loop().refresh_now_ns());
+  uint64_t now_ns = worker_->loop().refresh_now_ns();
+  send_request(now_ns, now_ns);
 }
 
 void Connection::on_eof(uint64_t now_ns) {

@@ -23,9 +23,13 @@ class Connection final : public IoHandler {
   void start();          // first connect
   void shutdown();       // end of run: close without recording anything further
   void send_deferred();  // the worker's end-of-batch flush (see Worker::defer_send)
+  void send_planned(uint64_t planned_ns);  // rate mode: the worker hands over a planned request
 
   // The request in flight is counted in the measured phase (for the in-flight total at stop).
   bool counted_in_flight() const { return in_flight_ && counted_; }
+  // Open with nothing in flight: may take a planned request (entries on the worker's idle stack go
+  // stale when a connection closes or is reused meanwhile).
+  bool ready_for_request() const { return state_ == State::kOpen && !in_flight_ && fd_ >= 0; }
 
   void on_io(uint32_t events) override;
 
@@ -35,7 +39,8 @@ class Connection final : public IoHandler {
   void connect_now();
   void on_connect_failed(int err);
   void on_connected(uint64_t now_ns);
-  void send_request(uint64_t now_ns);
+  void send_request(uint64_t now_ns, uint64_t planned_ns);
+  void become_ready(uint64_t now_ns);  // open and idle: closed loop sends, rate mode asks the plan
   bool flush_write();
   void on_readable(uint32_t events);
   // Returns false when the connection was closed while handling the bytes.
@@ -58,6 +63,7 @@ class Connection final : public IoHandler {
   uint32_t backoff_ms_ = 0;
   size_t write_offset_ = 0;
   uint64_t send_ns_ = 0;
+  uint64_t planned_ns_ = 0;  // rate mode: when the plan wanted it sent (== send_ns_ otherwise)
   uint64_t connect_start_ns_ = 0;
   uint64_t deadline_ns_ = 0;  // request (or connect) deadline; the timer catches up lazily
   Timer timer_;

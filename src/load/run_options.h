@@ -7,6 +7,7 @@
 
 #include "core/url.h"
 #include "http/request.h"
+#include "load/schedule.h"
 
 namespace hail {
 
@@ -20,6 +21,11 @@ struct RunOptions {
   uint64_t timeout_ns = 5'000'000'000;
   uint64_t warmup_ns = 0;
   bool progress = false;  // live progress line on stderr
+  // Open loop (-R): requests planned at this total rate from the start; 0 = closed loop.
+  double rate_per_s = 0;
+  Arrival arrival = Arrival::kFixed;
+  uint32_t max_connections = 0;  // rate mode may open up to this many (0: -c)
+  uint64_t seed = 0;             // Poisson arrivals: 0 = seeded from the clock
 };
 
 }  // namespace hail

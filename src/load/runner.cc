@@ -116,6 +116,14 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
     if (cfg.budget_mode) {
       cfg.requests = options.requests / threads + (i < options.requests % threads ? 1 : 0);
     }
+    if (options.rate_per_s > 0) {
+      cfg.rate_per_s = options.rate_per_s;
+      cfg.arrival = options.arrival;
+      cfg.slice = WorkerSlice{i, threads};
+      uint32_t max_total = std::max(options.max_connections, options.connections);
+      cfg.max_connections = max_total / threads + (i < max_total % threads ? 1 : 0);
+      cfg.seed = options.seed;
+    }
     cfg.start_ns = start_ns;
     cfg.measure_start_ns = measure_start_ns;
     cfg.end_ns = end_ns;
@@ -161,6 +169,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   result.warmup_ns = options.warmup_ns;
   result.timeout_ns = options.timeout_ns;
   result.interrupted = interrupted;
+  result.rate_target_per_s = options.rate_per_s;
   uint64_t last_end_ns = measure_start_ns;
   bool all_gave_up = true;
   for (auto& w : workers) {
@@ -169,6 +178,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
     result.max_worker_cpu_utilization =
         std::max(result.max_worker_cpu_utilization, w->cpu_utilization());
     all_gave_up = all_gave_up && w->gave_up();
+    result.backlog += w->backlog();
   }
   result.duration_ns = last_end_ns - measure_start_ns;
   if (all_gave_up) {
@@ -180,6 +190,17 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
                            format_share(result.max_worker_cpu_utilization) +
                            " of the run: hail itself may have limited the load (try more -t "
                            "threads, or give hail more cores)");
+  }
+  if (result.rate_mode() && result.duration_ns > 0 &&
+      result.requests_per_s() < 0.99 * options.rate_per_s) {
+    // Who limited the rate: a busy hail worker, or a server (or connection cap) that fell behind.
+    bool hail_busy = result.max_worker_cpu_utilization >= kBusyWorkerShare;
+    result.notes.push_back(
+        "target rate not reached: " +
+        std::to_string(static_cast<uint64_t>(result.requests_per_s())) + " of " +
+        std::to_string(static_cast<uint64_t>(options.rate_per_s)) + " req/s; " +
+        (hail_busy ? "hail's worker threads were the limit (add -t threads or cores)"
+                   : "the server, or too few connections (--max-connections), was the limit"));
   }
   if (threads > std::thread::hardware_concurrency()) {
     result.notes.push_back("more worker threads (" + std::to_string(threads) +

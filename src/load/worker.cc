@@ -1,6 +1,9 @@
 #include "load/worker.h"
 
+#include <sys/prctl.h>
 #include <time.h>
+
+#include <algorithm>
 
 #include "core/clock.h"
 #include "load/connection.h"
@@ -19,7 +22,7 @@ uint64_t thread_cpu_ns() {
 
 Worker::Worker(WorkerConfig config)
     : config_(std::move(config)),
-      connections_(config_.connections),
+      connections_(std::max(config_.connections, config_.max_connections)),
       read_buffer_(new char[kReadBufferBytes]) {
   budget_mode_ = config_.budget_mode;
   budget_left_ = config_.requests;
@@ -27,6 +30,18 @@ Worker::Worker(WorkerConfig config)
   end_timer_.ctx = this;
   progress_timer_.fn = &Worker::on_progress_timer;
   progress_timer_.ctx = this;
+  schedule_timer_.fn = &Worker::on_schedule_timer;
+  schedule_timer_.ctx = this;
+  if (config_.rate_per_s > 0) {
+    RateScheduleOptions o;
+    o.arrival = config_.arrival;
+    o.slice = config_.slice;
+    uint64_t seed = config_.seed != 0 ? config_.seed : mono_now_ns();
+    schedule_.emplace(config_.rate_per_s, config_.start_ns, o,
+                      std::mt19937_64(seed + config_.slice.index));
+    queue_.resize(1024);
+    idle_.reserve(connections_.size());
+  }
 }
 
 Worker::~Worker() {
@@ -34,6 +49,7 @@ Worker::~Worker() {
   if (loop_) {
     loop_->cancel(end_timer_);
     loop_->cancel(progress_timer_);
+    loop_->cancel(schedule_timer_);
   }
 }
 
@@ -41,7 +57,7 @@ Status Worker::init() {
   auto loop = EventLoop::create();
   if (!loop) return loop.error();
   loop_.reset(loop.value());
-  for (uint32_t i = 0; i < config_.connections; ++i) connections_[i].init(this, i);
+  for (uint32_t i = 0; i < connections_.size(); ++i) connections_[i].init(this, i);
   deferred_sends_.reserve(config_.connections);
   loop_->set_batch_end_hook(&Worker::on_batch_end, this);
   return ok_status();
@@ -52,22 +68,27 @@ const SocketAddress& Worker::address_for(uint32_t connection_index) const {
 }
 
 void Worker::run() {
+  // Rate mode plans sends to the microsecond: the default 50 us timer slack would add to every
+  // wake-up's lag, so ask the kernel for none on this thread.
+  if (rate_mode()) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   uint64_t cpu_start_ns = thread_cpu_ns();
   loop_->refresh_now_ns();
   if (config_.end_ns != 0) loop_->arm(end_timer_, config_.end_ns);
   loop_->arm(progress_timer_, loop_->now_ns() + kProgressIntervalNs);
   // A worker whose share of -n is zero (fewer requests than threads) has nothing to do.
   if (budget_mode_ && config_.requests == 0) finish(loop_->now_ns());
-  for (auto& c : connections_) {
-    if (finished_) break;
-    c.start();
+  for (uint32_t i = 0; i < config_.connections && !finished_; ++i) {
+    ++started_connections_;
+    connections_[i].start();
   }
+  if (rate_mode() && !finished_) loop_->arm(schedule_timer_, schedule_->next_planned_ns());
   if (!finished_) loop_->run();
   uint64_t wall_ns = loop_->refresh_now_ns() - config_.start_ns;
   if (!finished_) finish(loop_->now_ns());
   for (auto& c : connections_) c.shutdown();
   loop_->cancel(end_timer_);
   loop_->cancel(progress_timer_);
+  loop_->cancel(schedule_timer_);
   uint64_t cpu_ns = thread_cpu_ns() - cpu_start_ns;
   cpu_utilization_ = wall_ns ? static_cast<double>(cpu_ns) / static_cast<double>(wall_ns) : 0.0;
   publish_progress();
@@ -129,6 +150,69 @@ void Worker::publish_progress() {
 void Worker::on_end_timer(Timer* /*timer*/, void* ctx) {
   auto* self = static_cast<Worker*>(ctx);
   self->finish(self->loop_->now_ns());
+}
+
+void Worker::push_planned(uint64_t planned_ns) {
+  if (queue_size_ == queue_.size()) {
+    // The backlog outgrew the ring: double it (rare; the steady state allocates nothing).
+    std::vector<uint64_t> bigger(queue_.size() * 2);
+    for (size_t i = 0; i < queue_size_; ++i) bigger[i] = queue_[(queue_head_ + i) % queue_.size()];
+    queue_.swap(bigger);
+    queue_head_ = 0;
+  }
+  queue_[(queue_head_ + queue_size_) & (queue_.size() - 1)] = planned_ns;
+  ++queue_size_;
+}
+
+uint64_t Worker::pop_planned() {
+  uint64_t planned_ns = queue_[queue_head_];
+  queue_head_ = (queue_head_ + 1) & (queue_.size() - 1);
+  --queue_size_;
+  return planned_ns;
+}
+
+void Worker::plan_due(uint64_t now_ns) {
+  while (schedule_->next_planned_ns() <= now_ns) {
+    uint64_t planned_ns = schedule_->next_planned_ns();
+    if (budget_mode_ && planned_ns >= config_.measure_start_ns) {
+      // -n with -R: exactly this worker's share of measured requests is planned, no more.
+      if (counted_planned_ == config_.requests) return;
+      ++counted_planned_;
+    }
+    push_planned(planned_ns);
+    schedule_->advance();
+  }
+}
+
+void Worker::dispatch() {
+  while (queue_size_ > 0 && !idle_.empty() && !finished_) {
+    Connection* c = idle_.back();
+    idle_.pop_back();
+    if (c->ready_for_request()) c->send_planned(pop_planned());
+  }
+  // Requests wait for a connection: open more, up to the cap, instead of letting them queue.
+  while (queue_size_ > idle_.size() + connecting_ && started_connections_ < connections_.size() &&
+         !finished_) {
+    connections_[started_connections_++].start();
+  }
+}
+
+void Worker::on_idle(Connection* connection) {
+  if (queue_size_ > 0) {
+    connection->send_planned(pop_planned());
+    return;
+  }
+  idle_.push_back(connection);
+}
+
+void Worker::on_schedule_timer(Timer* /*timer*/, void* ctx) {
+  auto* self = static_cast<Worker*>(ctx);
+  if (self->finished_) return;
+  self->plan_due(self->loop_->refresh_now_ns());
+  self->dispatch();
+  uint64_t next_ns = self->schedule_->next_planned_ns();
+  bool budget_done = self->budget_mode_ && self->counted_planned_ == self->config_.requests;
+  if (next_ns != kNoMoreRequests && !budget_done) self->loop_->arm(self->schedule_timer_, next_ns);
 }
 
 void Worker::on_batch_end(void* ctx) {

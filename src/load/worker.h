@@ -7,9 +7,11 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "load/schedule.h"
 #include "net/address.h"
 #include "net/event_loop.h"
 #include "stats/recorder.h"
@@ -21,8 +23,8 @@ class Connection;
 struct WorkerConfig {
   uint32_t index = 0;
   uint32_t connections = 1;
-  std::vector<SocketAddress>
-      addresses;              // the runner passes one (pick_address); round-robin if more
+  // The runner passes one address (pick_address); connections take several round-robin.
+  std::vector<SocketAddress> addresses;
   std::string request;        // rendered once per run
   bool head_request = false;  // responses carry no body
   bool keep_alive = true;     // false: one connection per request
@@ -32,6 +34,12 @@ struct WorkerConfig {
   uint64_t start_ns = 0;          // when load starts (warm-up begins)
   uint64_t measure_start_ns = 0;  // when recording starts (start + warm-up)
   uint64_t end_ns = 0;            // when the measured phase ends; 0 = no time limit
+  // Rate mode (rate_per_s > 0 is the total over all workers; this worker plans its slice).
+  double rate_per_s = 0;
+  Arrival arrival = Arrival::kFixed;
+  WorkerSlice slice;
+  uint32_t max_connections = 0;  // this worker's cap (connections when 0 or smaller)
+  uint64_t seed = 0;
 };
 
 // Live counters for the progress line, published by the worker a few times a second.
@@ -78,6 +86,11 @@ class Worker {
   // False when the plan has no request left for one more connection: closed connections then stay
   // closed (connections being opened will each take one of the requests left).
   bool wants_more() const { return !budget_mode_ || budget_left_ > connecting_; }
+  bool rate_mode() const { return schedule_.has_value(); }
+  // Rate mode: an open connection with nothing in flight takes the oldest planned request, or
+  // waits on the idle stack for the next one.
+  void on_idle(Connection* connection);
+  uint64_t backlog() const { return queue_size_; }
   void on_connect_start() { ++connecting_; }
   void on_connect_end() { --connecting_; }
   void on_connect_ok() { ever_connected_ = true; }
@@ -94,6 +107,11 @@ class Worker {
   static void on_end_timer(Timer* timer, void* ctx);
   static void on_progress_timer(Timer* timer, void* ctx);
   static void on_batch_end(void* ctx);
+  static void on_schedule_timer(Timer* timer, void* ctx);
+  void plan_due(uint64_t now_ns);
+  void dispatch();
+  void push_planned(uint64_t planned_ns);
+  uint64_t pop_planned();
 
   WorkerConfig config_;
   std::unique_ptr<EventLoop> loop_;
@@ -113,6 +131,15 @@ class Worker {
   uint32_t early_connect_failures_ = 0;
   uint64_t end_ns_ = 0;
   double cpu_utilization_ = 0.0;
+  // Rate mode.
+  std::optional<RateSchedule> schedule_;
+  Timer schedule_timer_;
+  std::vector<uint64_t> queue_;  // ring of planned send times, capacity a power of two
+  size_t queue_head_ = 0;
+  size_t queue_size_ = 0;
+  std::vector<Connection*> idle_;  // open connections waiting for a planned request
+  uint32_t started_connections_ = 0;
+  uint64_t counted_planned_ = 0;  // measured-phase requests planned so far (-n with -R)
   Timer end_timer_;
   Timer progress_timer_;
 };

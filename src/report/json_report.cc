@@ -76,6 +76,16 @@ std::string render_json_report(const RunResult& r) {
   j.value("bytes_written", c.bytes_written);
   j.end_object();
   write_distribution(j, "latency_us", r.latency);
+  if (r.rate_mode()) {
+    // Rate runs: latency_us above is the corrected distribution (planned send -> complete).
+    j.begin_object("rate");
+    j.value("target_per_s", r.rate_target_per_s);
+    j.value("achieved_per_s", r.requests_per_s());
+    j.value("backlog", r.backlog);
+    j.end_object();
+    write_distribution(j, "service_time_us", r.service_time);
+    write_distribution(j, "lag_us", r.lag);
+  }
   write_distribution(j, "connect_us", r.connect_time);
   write_distribution(j, "ttfb_us", r.ttfb);
   j.value("accounting_ok", r.accounting_holds());

@@ -49,6 +49,11 @@ std::string render_text_report(const RunResult& r) {
        r.threads == 1 ? "" : "s", r.connections, r.connections == 1 ? "" : "s",
        r.keep_alive ? "keep-alive" : "new connection per request", r.http_minor, r.method.c_str(),
        r.warmup_ns ? (", warm-up " + dur(r.warmup_ns) + " excluded").c_str() : "");
+  if (r.rate_mode()) {
+    line(out, "  rate: target %.1f/s, achieved %.1f/s, backlog %llu at the end",
+         r.rate_target_per_s, r.requests_per_s(), static_cast<unsigned long long>(r.backlog));
+    line(out, "  latency counts from each request's planned send time (corrected)");
+  }
   if (r.interrupted) line(out, "  interrupted: partial run");
   out.push_back('\n');
 
@@ -71,6 +76,10 @@ std::string render_text_report(const RunResult& r) {
     line(out, "  %-12s %10s", "", "no completed requests");
   }
   line(out, "  %-12s %10s %10s %10s %10s %10s", "", "Mean", "50%", "90%", "99%", "Max");
+  if (r.rate_mode()) {
+    distribution_rows(out, "Service", r.service_time);
+    distribution_rows(out, "Lag", r.lag);
+  }
   distribution_rows(out, "Connect", r.connect_time);
   distribution_rows(out, "First byte", r.ttfb);
   out.push_back('\n');

@@ -40,6 +40,13 @@ class Recorder {
   Recorder() = default;
 
   void on_attempt() { ++counters_.attempted; }
+  // Rate mode: latency counts from the planned send time (coordinated-omission correction); the
+  // time from the actual send (service) and the scheduler's lag (planned -> sent) are kept apart.
+  void on_complete_planned(int status, uint64_t planned_ns, uint64_t sent_ns, uint64_t done_ns) {
+    on_complete(status, done_ns - planned_ns);
+    service_.record(done_ns - sent_ns);
+    lag_.record(sent_ns - planned_ns);
+  }
   void on_complete(int status, uint64_t latency_ns) {
     ++counters_.completed;
     latency_.record(latency_ns);
@@ -65,6 +72,8 @@ class Recorder {
   const Histogram& latency() const { return latency_; }
   const Histogram& connect_time() const { return connect_; }
   const Histogram& ttfb() const { return ttfb_; }
+  const Histogram& service_time() const { return service_; }
+  const Histogram& lag() const { return lag_; }
   const std::array<uint64_t, kMaxStatus + 1>& status_counts() const { return status_counts_; }
   struct ReasonCount {
     ErrorClass error_class;
@@ -80,6 +89,8 @@ class Recorder {
   Histogram latency_;
   Histogram connect_;
   Histogram ttfb_;
+  Histogram service_;  // rate mode only
+  Histogram lag_;      // rate mode only
   std::array<uint64_t, kMaxStatus + 1> status_counts_{};
   std::array<ReasonCount, kMaxReasons> reasons_{};
   size_t reason_slots_ = 0;

@@ -43,6 +43,8 @@ void RunResult::add(const Recorder& recorder) {
   latency.merge(recorder.latency());
   connect_time.merge(recorder.connect_time());
   ttfb.merge(recorder.ttfb());
+  service_time.merge(recorder.service_time());
+  lag.merge(recorder.lag());
   const auto& codes = recorder.status_counts();
   for (size_t code = 0; code < codes.size(); ++code) {
     if (codes[code] != 0) status_codes[static_cast<int>(code)] += codes[code];

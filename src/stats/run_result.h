@@ -36,6 +36,13 @@ struct RunResult {
   Histogram connect_time;
   Histogram ttfb;
 
+  // Rate mode (-R): `latency` is corrected (planned send -> response complete).
+  double rate_target_per_s = 0;  // 0: closed loop
+  uint64_t backlog = 0;          // planned requests still waiting for a connection at the end
+  Histogram service_time;        // actual send -> response complete
+  Histogram lag;                 // planned -> actual send
+  bool rate_mode() const { return rate_target_per_s > 0; }
+
   // Self-check of the generator: busiest worker thread's CPU time / wall time of the run.
   double max_worker_cpu_utilization = 0.0;
   std::vector<std::string> notes;  // plain-language warnings for the reports

@@ -86,6 +86,23 @@ TEST(NativeFlags, BodyFile) {
   unlink(path);
 }
 
+TEST(NativeFlags, RateMode) {
+  NativeCommand c = parse_ok(
+      {"-R", "2.5k", "--arrival", "poisson", "--max-connections", "80", "-c", "10", "http://h/"});
+  EXPECT_DOUBLE_EQ(c.run.rate_per_s, 2500.0);
+  EXPECT_EQ(c.run.arrival, Arrival::kPoisson);
+  EXPECT_EQ(c.run.max_connections, 80u);
+  EXPECT_DOUBLE_EQ(parse_ok({"--rate=0.5", "http://h/"}).run.rate_per_s, 0.5);
+  EXPECT_NE(parse_err({"-R", "0", "http://h/"}).find("-R must be between"), std::string::npos);
+  EXPECT_NE(parse_err({"-R", "fast", "http://h/"}).find("invalid value for -R"), std::string::npos);
+  EXPECT_NE(parse_err({"-R", "10", "--arrival", "burst", "http://h/"}).find("--arrival"),
+            std::string::npos);
+  EXPECT_NE(parse_err({"--arrival", "poisson", "http://h/"}).find("rate mode"), std::string::npos);
+  EXPECT_NE(parse_err({"-R", "10", "-c", "20", "--max-connections", "5", "http://h/"})
+                .find("lower than -c"),
+            std::string::npos);
+}
+
 TEST(NativeFlags, HelpAndVersionNeedNoUrl) {
   EXPECT_TRUE(parse_ok({"--help"}).show_help);
   EXPECT_TRUE(parse_ok({"-V"}).show_version);

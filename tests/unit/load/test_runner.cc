@@ -188,6 +188,59 @@ TEST_F(RunnerTest, PicksTheAddressThatAnswers) {
   EXPECT_EQ(server_->stats().connections, before + 1);
 }
 
+TEST_F(RunnerTest, RateModeSendsExactlyNAtTheRate) {
+  RunOptions o = options_for("/bytes/100");
+  o.rate_per_s = 2000;
+  o.requests = 400;
+  o.duration_ns = 0;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->counters.completed, 400u);
+  EXPECT_EQ(server_->stats().requests, 400u);
+  // 400 requests planned 0.5 ms apart: the last is due 199.5 ms after the start.
+  EXPECT_NEAR(r->duration_s(), 0.2, 0.02);
+  EXPECT_EQ(r->service_time.count(), 400u);
+  EXPECT_EQ(r->lag.count(), 400u);
+  EXPECT_EQ(r->backlog, 0u);
+  // Corrected latency = lag + service for every request, so its mean is their sum.
+  EXPECT_NEAR(r->latency.mean(), r->lag.mean() + r->service_time.mean(),
+              0.01 * r->latency.mean() + 2000);
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, RateModeHoldsTheRateForADuration) {
+  RunOptions o = options_for("/bytes/100");
+  o.rate_per_s = 1000;
+  o.duration_ns = kNsPerSec;
+  o.arrival = Arrival::kFixed;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  // 1000 planned in [0, 1 s): within 1%, allowing the few still in flight at the end.
+  uint64_t sent = r->counters.attempted;
+  EXPECT_GE(sent, 990u);
+  EXPECT_LE(sent, 1001u);
+  EXPECT_NEAR(r->requests_per_s(), 1000.0, 15.0);
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, RateModeOpensConnectionsUpToTheCapWhenRequestsQueue) {
+  // Each request takes 50 ms; at 200 req/s about 10 must be in flight at once, more than -c 2.
+  RunOptions o = options_for("/delay/50");
+  o.connections = 2;
+  o.threads = 1;
+  o.max_connections = 16;
+  o.rate_per_s = 200;
+  o.requests = 100;
+  o.duration_ns = 0;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->counters.completed, 100u);
+  EXPECT_GT(r->counters.connections_opened, 2u);
+  EXPECT_LE(r->counters.connections_opened, 16u);
+  EXPECT_LT(r->latency.value_at_percentile(99), 200 * kNsPerMs);
+  expect_accounting(r.value());
+}
+
 TEST(Runner, EffectiveThreads) {
   EXPECT_EQ(effective_threads(8, 3), 3u);
   EXPECT_EQ(effective_threads(2, 50), 2u);

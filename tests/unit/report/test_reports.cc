@@ -90,5 +90,27 @@ TEST(TextReport, FlagsBrokenAccounting) {
   EXPECT_NE(render_json_report(r).find("\"accounting_ok\": false"), std::string::npos);
 }
 
+TEST(Reports, RateModeAddsTargetAchievedBacklogAndTwoDistributions) {
+  RunResult r = sample_result();
+  r.rate_target_per_s = 1'234'567.5;
+  r.backlog = 12'345'678;
+  r.service_time.record(10'000);
+  r.lag.record(2'000);
+  std::string text = render_text_report(r);
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) EXPECT_LE(line.size(), 80u) << line;
+  for (const char* needle :
+       {"target 1234567.5/s", "backlog 12345678", "Service", "Lag", "corrected"}) {
+    EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
+  }
+  std::string json = render_json_report(r);
+  for (const char* needle : {"\"rate\": {", "\"target_per_s\": 1234567.500",
+                             "\"backlog\": 12345678", "\"service_time_us\"", "\"lag_us\""}) {
+    EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
+  }
+  EXPECT_EQ(render_json_report(sample_result()).find("\"rate\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hail
