@@ -33,6 +33,8 @@ enum Flag {
   kRate,
   kArrival,
   kMaxConnections,
+  kStages,
+  kRepeat,
 };
 
 constexpr FlagSpec kSpecs[] = {
@@ -55,6 +57,8 @@ constexpr FlagSpec kSpecs[] = {
     {kRate, 'R', "rate", true},
     {kArrival, 0, "arrival", true},
     {kMaxConnections, 0, "max-connections", true},
+    {kStages, 0, "stages", true},
+    {kRepeat, 0, "repeat", true},
 };
 
 // A request rate: a positive decimal ("1000", "0.5", "2.5k"), at most 1e9 per second.
@@ -144,6 +148,9 @@ Load:
                         correction); with -n, exactly N requests at that rate
       --arrival A       rate mode: fixed intervals (default) or poisson
       --max-connections N  rate mode: open up to N connections when requests queue (default -c)
+      --stages LIST     rate mode: ramp the rate linearly from -R through each "DURATION:RATE"
+                        ("10s:500,30s:500,10s:0"); the stages set the run's duration
+      --repeat N        repeat the --stages list N times (bursts)
 Request:
   -m, --method M        request method (default GET, or POST when a body is given)
   -H, --header "N: v"   add a header (repeatable); replaces a default of the same name
@@ -171,6 +178,7 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   bool method_given = false;
   bool body_given = false;
   bool arrival_given = false;
+  uint64_t repeat = 0;
   for (const ParsedFlag& f : parsed->flags) {
     switch (f.id) {
       case kConnections: {
@@ -263,6 +271,18 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
         }
         arrival_given = true;
         break;
+      case kStages: {
+        auto stages = parse_stages(f.value);
+        if (!stages) return stages.error();
+        run.stages = std::move(stages.value());
+        break;
+      }
+      case kRepeat: {
+        auto v = positive_count(f, 1'000'000);
+        if (!v) return v.error();
+        repeat = *v;
+        break;
+      }
       case kMaxConnections: {
         auto v = positive_count(f, 1'000'000);
         if (!v) return v.error();
@@ -302,6 +322,23 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   // -n alone runs until the N requests are done; -d alone or both: the duration bounds the run.
   if (run.requests > 0 && !duration_given) run.duration_ns = 0;
   if (run.threads > run.connections) run.threads = run.connections;
+  if (repeat != 0 && run.stages.empty()) return make_error("--repeat needs --stages");
+  if (!run.stages.empty()) {
+    if (run.rate_per_s == 0) {
+      return make_error(
+          "--stages needs -R (the rate the first stage ramps from; -R 0.001 to start from ~0): "
+          "closed-loop stages are not supported yet");
+    }
+    if (run.warmup_ns != 0) return make_error("--warmup with --stages is not supported yet");
+    if (duration_given) return make_error("-d with --stages: the stages set the duration");
+    if (repeat > 1) {
+      auto repeated = repeat_stages(run.stages, repeat);
+      if (!repeated) return repeated.error();
+      run.stages = std::move(repeated.value());
+    }
+    run.duration_ns = StageCurve(run.stages, run.rate_per_s).total_duration_ns();
+    if (run.requests > 0) return make_error("-n with --stages is not supported yet");
+  }
   if (run.rate_per_s == 0 && (arrival_given || run.max_connections != 0)) {
     return make_error("--arrival and --max-connections only apply to rate mode (-R)");
   }

@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/url.h"
 #include "http/request.h"
 #include "load/schedule.h"
+#include "load/stage_spec.h"
 
 namespace hail {
 
@@ -26,6 +28,9 @@ struct RunOptions {
   Arrival arrival = Arrival::kFixed;
   uint32_t max_connections = 0;  // rate mode may open up to this many (0: -c)
   uint64_t seed = 0;             // Poisson arrivals: 0 = seeded from the clock
+  // Rate mode with --stages: the rate ramps linearly from rate_per_s through each stage's target
+  // (k6's ramping-arrival-rate model); the run lasts as long as the stages.
+  std::vector<Stage> stages;
 };
 
 }  // namespace hail

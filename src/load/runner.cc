@@ -123,6 +123,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
       uint32_t max_total = std::max(options.max_connections, options.connections);
       cfg.max_connections = max_total / threads + (i < max_total % threads ? 1 : 0);
       cfg.seed = options.seed;
+      cfg.stages = options.stages;
     }
     cfg.start_ns = start_ns;
     cfg.measure_start_ns = measure_start_ns;
@@ -170,6 +171,13 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   result.timeout_ns = options.timeout_ns;
   result.interrupted = interrupted;
   result.rate_target_per_s = options.rate_per_s;
+  if (!options.stages.empty()) {
+    // A ramped rate: the target is the plan's average over the stages.
+    StageCurve curve(options.stages, options.rate_per_s);
+    double seconds = static_cast<double>(curve.total_duration_ns()) / 1e9;
+    result.rate_target_per_s =
+        seconds > 0 ? curve.integral_at(curve.total_duration_ns()) / seconds : options.rate_per_s;
+  }
   uint64_t last_end_ns = measure_start_ns;
   bool all_gave_up = true;
   for (auto& w : workers) {
@@ -192,13 +200,13 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
                            "threads, or give hail more cores)");
   }
   if (result.rate_mode() && result.duration_ns > 0 &&
-      result.requests_per_s() < 0.99 * options.rate_per_s) {
+      result.requests_per_s() < 0.99 * result.rate_target_per_s) {
     // Who limited the rate: a busy hail worker, or a server (or connection cap) that fell behind.
     bool hail_busy = result.max_worker_cpu_utilization >= kBusyWorkerShare;
     result.notes.push_back(
         "target rate not reached: " +
         std::to_string(static_cast<uint64_t>(result.requests_per_s())) + " of " +
-        std::to_string(static_cast<uint64_t>(options.rate_per_s)) + " req/s; " +
+        std::to_string(static_cast<uint64_t>(result.rate_target_per_s)) + " req/s; " +
         (hail_busy ? "hail's worker threads were the limit (add -t threads or cores)"
                    : "the server, or too few connections (--max-connections), was the limit"));
   }

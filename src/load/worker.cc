@@ -37,8 +37,12 @@ Worker::Worker(WorkerConfig config)
     o.arrival = config_.arrival;
     o.slice = config_.slice;
     uint64_t seed = config_.seed != 0 ? config_.seed : mono_now_ns();
-    schedule_.emplace(config_.rate_per_s, config_.start_ns, o,
-                      std::mt19937_64(seed + config_.slice.index));
+    std::mt19937_64 rng(seed + config_.slice.index);
+    if (config_.stages.empty()) {
+      schedule_.emplace(config_.rate_per_s, config_.start_ns, o, rng);
+    } else {
+      schedule_.emplace(StageCurve(config_.stages, config_.rate_per_s), config_.start_ns, o, rng);
+    }
     queue_.resize(1024);
     idle_.reserve(connections_.size());
   }

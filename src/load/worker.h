@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "load/schedule.h"
+#include "load/stage_spec.h"
 #include "net/address.h"
 #include "net/event_loop.h"
 #include "stats/recorder.h"
@@ -40,6 +41,7 @@ struct WorkerConfig {
   WorkerSlice slice;
   uint32_t max_connections = 0;  // this worker's cap (connections when 0 or smaller)
   uint64_t seed = 0;
+  std::vector<Stage> stages;  // rate curve (from rate_per_s) instead of a constant rate
 };
 
 // Live counters for the progress line, published by the worker a few times a second.

@@ -103,6 +103,21 @@ TEST(NativeFlags, RateMode) {
             std::string::npos);
 }
 
+TEST(NativeFlags, RateStages) {
+  NativeCommand c =
+      parse_ok({"-R", "10", "--stages", "1s:100,2s:100", "--repeat", "2", "http://h/"});
+  ASSERT_EQ(c.run.stages.size(), 4u);
+  EXPECT_EQ(c.run.duration_ns, 6 * 1'000'000'000ull);
+  EXPECT_NE(parse_err({"--stages", "1s:5", "http://h/"}).find("--stages needs -R"),
+            std::string::npos);
+  EXPECT_NE(parse_err({"-R", "5", "--repeat", "2", "http://h/"}).find("--repeat needs --stages"),
+            std::string::npos);
+  EXPECT_NE(parse_err({"-R", "5", "--stages", "1s:5", "-d", "3s", "http://h/"}).find("-d"),
+            std::string::npos);
+  EXPECT_NE(parse_err({"-R", "5", "--stages", "10x:5", "http://h/"}).find("10x:5"),
+            std::string::npos);
+}
+
 TEST(NativeFlags, HelpAndVersionNeedNoUrl) {
   EXPECT_TRUE(parse_ok({"--help"}).show_help);
   EXPECT_TRUE(parse_ok({"-V"}).show_version);

@@ -241,6 +241,22 @@ TEST_F(RunnerTest, RateModeOpensConnectionsUpToTheCapWhenRequestsQueue) {
   expect_accounting(r.value());
 }
 
+TEST_F(RunnerTest, RateStagesFollowTheRampedPlanExactly) {
+  RunOptions o = options_for("/bytes/10");
+  o.rate_per_s = 100;
+  // 100 -> 500 over 0.5 s (150), hold 500 for 0.5 s (250), 500 -> 0 over 0.5 s (125).
+  o.stages = {
+      {500 * kNsPerMs, 500, false}, {500 * kNsPerMs, 500, false}, {500 * kNsPerMs, 0, false}};
+  o.duration_ns = 1500 * kNsPerMs;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->counters.attempted, 525u);
+  EXPECT_EQ(r->counters.completed, 525u);
+  EXPECT_EQ(server_->stats().requests, 525u);
+  EXPECT_NEAR(r->rate_target_per_s, 350.0, 0.01);
+  expect_accounting(r.value());
+}
+
 TEST(Runner, EffectiveThreads) {
   EXPECT_EQ(effective_threads(8, 3), 3u);
   EXPECT_EQ(effective_threads(2, 50), 2u);
