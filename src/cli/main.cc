@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   }
   OutputOptions output;
   output.json_path = cmd->json_path;
+  output.timeseries_path = cmd->timeseries_path;
   output.progress = !cmd->quiet;
   return run_and_report(cmd->run, output);
 }

@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "cli/arg_parser.h"
 #include "core/units.h"
+#include "report/timeseries_writer.h"
 
 namespace hail {
 
@@ -35,6 +37,11 @@ enum Flag {
   kMaxConnections,
   kStages,
   kRepeat,
+  kLadder,
+  kStepDuration,
+  kThink,
+  kInterval,
+  kTimeseries,
 };
 
 constexpr FlagSpec kSpecs[] = {
@@ -59,7 +66,17 @@ constexpr FlagSpec kSpecs[] = {
     {kMaxConnections, 0, "max-connections", true},
     {kStages, 0, "stages", true},
     {kRepeat, 0, "repeat", true},
+    {kLadder, 0, "ladder", true},
+    {kStepDuration, 0, "step-duration", true},
+    {kThink, 0, "think", true},
+    {kInterval, 0, "interval", true},
+    {kTimeseries, 0, "timeseries", true},
 };
+
+constexpr uint64_t kDefaultIntervalNs = 1'000'000'000;
+// Closing a window scans its histogram (~30 us): shorter intervals would cost the load measurably.
+constexpr uint64_t kMinIntervalNs = 10'000'000;
+constexpr double kMaxStageConnections = 1'000'000;
 
 // A request rate: a positive decimal ("1000", "0.5", "2.5k"), at most 1e9 per second.
 Result<double> parse_rate(const ParsedFlag& f) {
@@ -101,6 +118,56 @@ Result<std::string> read_whole_file(const std::string& path) {
     if (n < 0) return make_error(std::strerror(err));
     return out;
   }
+}
+
+std::string format_target(double v) {
+  std::string t = std::to_string(v);
+  t.erase(t.find_last_not_of('0') + 1);
+  if (!t.empty() && t.back() == '.') t.pop_back();
+  return t;
+}
+
+// --stages / --ladder / --repeat into run.stages (and the run's duration).
+Status apply_stages(RunOptions& run, const std::optional<LadderSpec>& ladder,
+                    uint64_t step_duration_ns, uint64_t repeat, bool connections_given,
+                    bool duration_given) {
+  if (ladder && !run.stages.empty())
+    return make_error("--ladder and --stages given together; use one");
+  if (step_duration_ns != 0 && !ladder) return make_error("--step-duration needs --ladder");
+  if (ladder) {
+    if (step_duration_ns == 0) return make_error("--ladder needs --step-duration (e.g. 10s)");
+    auto stages = ladder_stages(*ladder, step_duration_ns);
+    if (!stages) return stages.error();
+    run.stages = std::move(stages.value());
+    run.ladder = true;
+  }
+  if (repeat != 0 && run.stages.empty()) return make_error("--repeat needs --stages or --ladder");
+  if (run.stages.empty()) return ok_status();
+  const char* what = run.ladder ? "--ladder" : "--stages";
+  if (duration_given)
+    return make_error(std::string("-d with ") + what + ": the stages set the duration");
+  if (run.rate_per_s == 0) {
+    // Closed loop: the targets are connection counts, ramping from -c when it is given.
+    run.stages_initial = connections_given ? run.connections : 0;
+    for (const Stage& st : run.stages) {
+      if (st.target > kMaxStageConnections) {
+        return make_error(std::string(what) + " asks for " + format_target(st.target) +
+                          " connections (at most 1000000)");
+      }
+      if (run.ladder && st.target != static_cast<double>(static_cast<uint64_t>(st.target))) {
+        return make_error("--ladder without -R counts connections: " + format_target(st.target) +
+                          " is not a whole number");
+      }
+    }
+  }
+  if (repeat > 1) {
+    auto repeated = repeat_stages(run.stages, repeat);
+    if (!repeated) return repeated.error();
+    run.stages = std::move(repeated.value());
+  }
+  double initial = run.rate_per_s > 0 ? run.rate_per_s : run.stages_initial;
+  run.duration_ns = StageCurve(run.stages, initial).total_duration_ns();
+  return ok_status();
 }
 
 Error bad_value(const ParsedFlag& f, const Error& why) {
@@ -148,9 +215,15 @@ Load:
                         correction); with -n, exactly N requests at that rate
       --arrival A       rate mode: fixed intervals (default) or poisson
       --max-connections N  rate mode: open up to N connections when requests queue (default -c)
-      --stages LIST     rate mode: ramp the rate linearly from -R through each "DURATION:RATE"
-                        ("10s:500,30s:500,10s:0"); the stages set the run's duration
-      --repeat N        repeat the --stages list N times (bursts)
+      --stages LIST     ramp linearly through each "DURATION:TARGET" ("10s:50,30s:200,10s:0"):
+                        open connections from -c (or 0), or with -R the rate from -R; the
+                        stages set the run's duration, each is a row of the report
+      --ladder A:S:B    hold A, A+S, ... up to B connections (with -R: requests/s), each for
+                        --step-duration T; one report row per step shows the knee
+      --step-duration T how long each --ladder step lasts
+      --repeat N        repeat the --stages / --ladder list N times (bursts)
+      --think T         closed loop: pause T between a response and the connection's next
+                        request (latency excludes it)
 Request:
   -m, --method M        request method (default GET, or POST when a body is given)
   -H, --header "N: v"   add a header (repeatable); replaces a default of the same name
@@ -161,6 +234,9 @@ Request:
       --no-keepalive    a new connection per request (like ab without -k)
 Output:
       --json FILE|-     write the JSON report to FILE ("-": to stdout instead of the text)
+      --timeseries FILE per-interval samples as CSV (.csv) or JSON Lines (.jsonl)
+      --interval T      time-series interval (default 1s, at least 10ms); the series is also
+                        in --json
   -q, --quiet           no progress line
   -h, --help            this help
   -V, --version         print the version
@@ -178,13 +254,19 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   bool method_given = false;
   bool body_given = false;
   bool arrival_given = false;
+  bool connections_given = false;
+  bool interval_given = false;
   uint64_t repeat = 0;
+  uint64_t step_duration_ns = 0;
+  std::optional<LadderSpec> ladder;
+  uint64_t interval_ns = kDefaultIntervalNs;
   for (const ParsedFlag& f : parsed->flags) {
     switch (f.id) {
       case kConnections: {
         auto v = positive_count(f, 1'000'000);
         if (!v) return v.error();
         run.connections = static_cast<uint32_t>(*v);
+        connections_given = true;
         break;
       }
       case kThreads: {
@@ -283,6 +365,41 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
         repeat = *v;
         break;
       }
+      case kLadder: {
+        auto v = parse_ladder(f.value);
+        if (!v) return v.error();
+        ladder = v.value();
+        break;
+      }
+      case kStepDuration: {
+        auto v = positive_duration(f);
+        if (!v) return v.error();
+        step_duration_ns = *v;
+        break;
+      }
+      case kThink: {
+        auto v = positive_duration(f);
+        if (!v) return v.error();
+        run.think_ns = *v;
+        break;
+      }
+      case kInterval: {
+        auto v = positive_duration(f);
+        if (!v) return v.error();
+        if (*v < kMinIntervalNs) {
+          return make_error("--interval must be at least 10ms, got " + quote(f.value));
+        }
+        interval_ns = *v;
+        interval_given = true;
+        break;
+      }
+      case kTimeseries: {
+        if (f.value.empty()) return make_error("--timeseries needs a file name");
+        auto format = timeseries_format_for_path(f.value);
+        if (!format) return format.error();
+        cmd.timeseries_path = f.value;
+        break;
+      }
       case kMaxConnections: {
         auto v = positive_count(f, 1'000'000);
         if (!v) return v.error();
@@ -322,22 +439,17 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   // -n alone runs until the N requests are done; -d alone or both: the duration bounds the run.
   if (run.requests > 0 && !duration_given) run.duration_ns = 0;
   if (run.threads > run.connections) run.threads = run.connections;
-  if (repeat != 0 && run.stages.empty()) return make_error("--repeat needs --stages");
-  if (!run.stages.empty()) {
-    if (run.rate_per_s == 0) {
-      return make_error(
-          "--stages needs -R (the rate the first stage ramps from; -R 0.001 to start from ~0): "
-          "closed-loop stages are not supported yet");
-    }
-    if (run.warmup_ns != 0) return make_error("--warmup with --stages is not supported yet");
-    if (duration_given) return make_error("-d with --stages: the stages set the duration");
-    if (repeat > 1) {
-      auto repeated = repeat_stages(run.stages, repeat);
-      if (!repeated) return repeated.error();
-      run.stages = std::move(repeated.value());
-    }
-    run.duration_ns = StageCurve(run.stages, run.rate_per_s).total_duration_ns();
-    if (run.requests > 0) return make_error("-n with --stages is not supported yet");
+  if (Status st =
+          apply_stages(run, ladder, step_duration_ns, repeat, connections_given, duration_given);
+      !st) {
+    return st.error();
+  }
+  if (run.think_ns != 0 && run.rate_per_s > 0) {
+    return make_error("--think applies to the closed loop; with -R the rate sets the pacing");
+  }
+  // The series costs a little per request: kept only when it will be written somewhere.
+  if (interval_given || !cmd.timeseries_path.empty() || !cmd.json_path.empty()) {
+    run.interval_ns = interval_ns;
   }
   if (run.rate_per_s == 0 && (arrival_given || run.max_connections != 0)) {
     return make_error("--arrival and --max-connections only apply to rate mode (-R)");

@@ -13,7 +13,8 @@ namespace hail {
 
 struct NativeCommand {
   RunOptions run;
-  std::string json_path;  // empty: no JSON; "-": JSON on stdout instead of the text report
+  std::string json_path;        // empty: no JSON; "-": JSON on stdout instead of the text report
+  std::string timeseries_path;  // empty: none; CSV or JSON Lines by extension
   bool quiet = false;
   bool show_help = false;
   bool show_version = false;

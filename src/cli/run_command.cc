@@ -10,6 +10,7 @@
 #include "load/runner.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
+#include "report/timeseries_writer.h"
 
 namespace hail {
 
@@ -38,7 +39,32 @@ int exit_status_for(const RunResult& result) {
   return kExitOk;
 }
 
+namespace {
+// Output files are opened before the run, so that a bad path fails in a second, not after it.
+bool open_output(const std::string& path, const char* flag, std::ofstream& out) {
+  if (path.empty() || path == "-") return true;
+  out.open(path, std::ios::binary | std::ios::trunc);
+  if (out) return true;
+  std::fprintf(stderr, "hail: cannot write %s file \"%s\"\n", flag, path.c_str());
+  return false;
+}
+
+bool write_output(std::ofstream& out, const std::string& text, const char* flag,
+                  const std::string& path) {
+  out << text;
+  out.close();
+  if (out) return true;
+  std::fprintf(stderr, "hail: cannot write %s file \"%s\"\n", flag, path.c_str());
+  return false;
+}
+}  // namespace
+
 int run_and_report(const RunOptions& options, const OutputOptions& output) {
+  std::ofstream json_out, series_out;
+  if (!open_output(output.json_path, "--json", json_out) ||
+      !open_output(output.timeseries_path, "--timeseries", series_out)) {
+    return kExitCouldNotRun;
+  }
   block_stop_signals();
   const bool show_progress = output.progress && isatty(STDERR_FILENO);
   uint64_t last_print_ns = 0;
@@ -71,13 +97,17 @@ int run_and_report(const RunOptions& options, const OutputOptions& output) {
     std::fputs(render_json_report(r).c_str(), stdout);
   } else {
     std::fputs(render_text_report(r).c_str(), stdout);
-    if (!output.json_path.empty()) {
-      std::ofstream out(output.json_path, std::ios::binary | std::ios::trunc);
-      out << render_json_report(r);
-      if (!out) {
-        std::fprintf(stderr, "hail: cannot write --json file \"%s\"\n", output.json_path.c_str());
-        return kExitCouldNotRun;
-      }
+    if (!output.json_path.empty() &&
+        !write_output(json_out, render_json_report(r), "--json", output.json_path)) {
+      return kExitCouldNotRun;
+    }
+  }
+  if (!output.timeseries_path.empty()) {
+    auto format = timeseries_format_for_path(output.timeseries_path);
+    std::string text = format && *format == TimeseriesFormat::kCsv ? render_timeseries_csv(r)
+                                                                   : render_timeseries_jsonl(r);
+    if (!write_output(series_out, text, "--timeseries", output.timeseries_path)) {
+      return kExitCouldNotRun;
     }
   }
   std::fflush(stdout);

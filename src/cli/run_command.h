@@ -11,8 +11,9 @@
 namespace hail {
 
 struct OutputOptions {
-  std::string json_path;  // empty: none; "-": JSON on stdout instead of the text report
-  bool progress = false;  // live line on stderr (only when stderr is a terminal)
+  std::string json_path;        // empty: none; "-": JSON on stdout instead of the text report
+  std::string timeseries_path;  // empty: none; CSV or JSON Lines by extension (--timeseries)
+  bool progress = false;        // live line on stderr (only when stderr is a terminal)
 };
 
 // Exit statuses shared by all front-ends.

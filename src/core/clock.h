@@ -21,6 +21,13 @@ inline uint64_t mono_now_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * kNsPerSec + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+// CLOCK_REALTIME: only to stamp when a run started, so that server logs can be lined up with it.
+inline uint64_t unix_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * kNsPerSec + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 // A clock that only moves when told to: for schedulers and timers under test.
 class ManualClock {
  public:

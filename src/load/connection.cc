@@ -80,9 +80,13 @@ void Connection::on_connect_failed(int err) {
   Worker& w = *worker_;
   close_fd();
   w.on_connect_end();
-  if (!w.finished() && w.loop().now_ns() >= w.config().measure_start_ns) {
-    w.recorder().on_error(ErrorClass::kConnect);
-    w.recorder().on_error_reason(ErrorClass::kConnect, errno_reason(err));
+  if (!w.finished()) {
+    const bool counted = w.loop().now_ns() >= w.config().measure_start_ns;
+    if (counted) {
+      w.recorder().on_error(ErrorClass::kConnect);
+      w.recorder().on_error_reason(ErrorClass::kConnect, errno_reason(err));
+    }
+    w.window_error(counted, ErrorClass::kConnect);
   }
   w.on_connect_failed();
   if (w.finished()) return;
@@ -100,6 +104,8 @@ void Connection::on_connected(uint64_t now_ns) {
   w.on_connect_end();
   w.on_connect_ok();
   w.recorder().on_connection_opened();
+  w.on_opened();
+  opened_ = true;
   if (now_ns >= w.config().measure_start_ns) w.recorder().on_connect(now_ns - connect_start_ns_);
   become_ready(now_ns);
 }
@@ -118,11 +124,16 @@ void Connection::send_planned(uint64_t planned_ns) {
 
 void Connection::send_request(uint64_t now_ns, uint64_t planned_ns) {
   Worker& w = *worker_;
+  if (!w.keeps(index_)) {
+    retire();  // the connection target shrank while this one was connecting or waiting
+    return;
+  }
   if (!w.acquire_request(planned_ns, &counted_)) {
     state_ = State::kIdle;  // the plan is done with this connection
     return;
   }
   in_flight_ = true;
+  thinking_ = false;
   first_byte_seen_ = false;
   send_ns_ = now_ns;
   planned_ns_ = planned_ns;
@@ -265,18 +276,29 @@ bool Connection::on_response_complete(uint64_t now_ns, bool more_bytes_follow) {
     }
     for (uint32_t i = 0; i < parser_.interim_responses(); ++i) rec.on_interim();
   }
+  w.window_complete(counted_, parser_.status(), now_ns - (w.rate_mode() ? planned_ns_ : send_ns_));
   w.on_outcome(counted_);
   if (w.finished()) return false;
+  const uint64_t think_ns = w.config().think_ns;
   // A response that arrived before its request was fully written (a server answering early, e.g.
   // 413 to an upload) leaves the rest of that request unsent: the connection cannot be reused.
   const bool request_unsent = write_offset_ < w.config().request.size();
   if (more_bytes_follow || request_unsent || !parser_.keep_alive() || !w.config().keep_alive) {
-    reconnect();
+    reconnect_after(think_ns);
     return false;
   }
   if (w.rate_mode()) {
     w.on_idle(this);  // the next planned request, if one is due, goes out at once
     return state_ == State::kOpen;
+  }
+  if (!w.keeps(index_)) {
+    retire();  // the connection target shrank: this connection's last request is done
+    return false;
+  }
+  if (think_ns != 0) {
+    thinking_ = true;
+    w.loop().arm(timer_, now_ns + think_ns);
+    return true;
   }
   if (!send_deferred_) {
     send_deferred_ = true;
@@ -316,6 +338,7 @@ void Connection::fail_request(ErrorClass error, const char* reason) {
     w.recorder().on_error(error);
     if (reason != nullptr) w.recorder().on_error_reason(error, reason);
   }
+  w.window_error(counted_, error);
   w.on_outcome(counted_);
   if (w.finished()) return;
   reconnect();
@@ -323,6 +346,11 @@ void Connection::fail_request(ErrorClass error, const char* reason) {
 
 void Connection::close_fd() {
   send_deferred_ = false;
+  thinking_ = false;
+  if (opened_) {
+    opened_ = false;
+    worker_->on_open_closed();
+  }
   if (fd_ >= 0) {
     // close() drops the epoll registration; forget() drops events of this batch still queued.
     worker_->loop().forget(this);
@@ -331,16 +359,33 @@ void Connection::close_fd() {
   }
 }
 
-void Connection::reconnect() {
+void Connection::reconnect_after(uint64_t delay_ns) {
   Worker& w = *worker_;
   close_fd();
   in_flight_ = false;
   state_ = State::kClosed;
-  if (w.finished() || !w.wants_more()) {
+  if (w.finished() || !w.wants_more() || !w.keeps(index_)) {
     w.loop().cancel(timer_);
     return;
   }
+  if (delay_ns != 0) {
+    state_ = State::kBackoff;  // the backoff timer's path: connect when it fires
+    w.loop().arm(timer_, w.loop().now_ns() + delay_ns);
+    return;
+  }
   connect_now();
+}
+
+void Connection::retire() {
+  close_fd();
+  in_flight_ = false;
+  state_ = State::kClosed;
+  worker_->loop().cancel(timer_);
+}
+
+void Connection::retire_if_idle() {
+  if (in_flight_ || state_ == State::kConnecting || state_ == State::kClosed) return;
+  retire();
 }
 
 void Connection::shutdown() {
@@ -358,6 +403,10 @@ void Connection::on_timer(Timer* /*timer*/, void* ctx) {
   uint64_t now_ns = w.loop().now_ns();
   switch (self->state_) {
     case State::kBackoff:
+      if (!w.keeps(self->index_)) {
+        self->retire();
+        return;
+      }
       self->connect_now();
       return;
     case State::kConnecting:
@@ -368,7 +417,10 @@ void Connection::on_timer(Timer* /*timer*/, void* ctx) {
       }
       return;
     case State::kOpen:
-      if (!self->in_flight_) return;  // idle keep-alive connection: nothing to time
+      if (!self->in_flight_) {
+        if (self->thinking_) self->send_request(now_ns, now_ns);  // --think is over
+        return;  // otherwise an idle keep-alive connection: nothing to time
+      }
       if (now_ns >= self->deadline_ns_) {
         // A real timeout: the connection is closed and reopened, the late response never counted.
         self->fail_request(ErrorClass::kTimeout);

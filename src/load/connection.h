@@ -30,6 +30,11 @@ class Connection final : public IoHandler {
   // Open with nothing in flight: may take a planned request (entries on the worker's idle stack go
   // stale when a connection closes or is reused meanwhile).
   bool ready_for_request() const { return state_ == State::kOpen && !in_flight_ && fd_ >= 0; }
+  // Closed and not waiting for anything: a grown connection target may start it again.
+  bool closed() const { return state_ == State::kClosed; }
+  // The connection target shrank below this connection: close now unless a request is in flight
+  // or a connect is under way (those close when they end).
+  void retire_if_idle();
 
   void on_io(uint32_t events) override;
 
@@ -49,7 +54,11 @@ class Connection final : public IoHandler {
   void on_eof(uint64_t now_ns);
   void fail_request(ErrorClass error, const char* reason = nullptr);
   void close_fd();
-  void reconnect();
+  void reconnect() { reconnect_after(0); }
+  // Closes, then connects again after delay_ns (--think without keep-alive) unless the plan is
+  // done with this connection.
+  void reconnect_after(uint64_t delay_ns);
+  void retire();
   static void on_timer(Timer* timer, void* ctx);
 
   Worker* worker_ = nullptr;
@@ -60,6 +69,8 @@ class Connection final : public IoHandler {
   bool counted_ = false;  // the request in flight was sent in the measured phase
   bool first_byte_seen_ = false;
   bool send_deferred_ = false;  // queued in the worker's end-of-batch flush
+  bool thinking_ = false;       // --think: the next request waits for the timer
+  bool opened_ = false;         // counted in the worker's open connections
   uint32_t backoff_ms_ = 0;
   size_t write_offset_ = 0;
   uint64_t send_ns_ = 0;

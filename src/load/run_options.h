@@ -30,7 +30,15 @@ struct RunOptions {
   uint64_t seed = 0;             // Poisson arrivals: 0 = seeded from the clock
   // Rate mode with --stages: the rate ramps linearly from rate_per_s through each stage's target
   // (k6's ramping-arrival-rate model); the run lasts as long as the stages.
+  // Closed loop with --stages / --ladder: the number of open connections follows the curve,
+  // starting from stages_initial (rate mode starts from rate_per_s). With a warm-up, the warm-up
+  // holds the curve's starting value and the stages begin when measuring does.
   std::vector<Stage> stages;
+  double stages_initial = 0;
+  bool ladder = false;    // the stages came from --ladder (reports call them steps)
+  uint64_t think_ns = 0;  // closed loop: pause between a response and the next request
+  // Time series: one window per interval_ns (0: no series is kept).
+  uint64_t interval_ns = 0;
 };
 
 }  // namespace hail

@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -85,28 +87,124 @@ Status ensure_fd_limit(uint64_t needed) {
                     "` (as root, or via /etc/security/limits.conf) or lower -c");
 }
 
+namespace {
+// The load curve of a staged run as the workers follow it from the load's start: a warm-up is a
+// hold at the stages' starting value, then the stages themselves.
+std::vector<Stage> curve_with_warmup(const RunOptions& options, double initial) {
+  std::vector<Stage> stages;
+  if (options.stages.empty()) return stages;
+  if (options.warmup_ns > 0) {
+    stages.push_back(
+        Stage{options.warmup_ns, StageCurve(options.stages, initial).value_at(0), true});
+  }
+  stages.insert(stages.end(), options.stages.begin(), options.stages.end());
+  return stages;
+}
+
+// The most connections a closed-loop curve ever asks for (ConnectionTargetSchedule floors).
+uint32_t max_curve_connections(const RunOptions& options) {
+  double most = options.stages_initial;
+  for (const Stage& s : options.stages) most = std::max(most, s.target);
+  return static_cast<uint32_t>(most * (1 + 1e-12));
+}
+
+// Row metadata for each stage with a duration: where it starts (relative to the measured phase)
+// and the target it moves between.
+struct StepInfo {
+  uint64_t start_ns;
+  double from;
+  double to;
+};
+std::vector<StepInfo> step_infos(const RunOptions& options, double initial) {
+  std::vector<StepInfo> steps;
+  StageCurve curve(options.stages, initial);
+  for (size_t i = 0; i < curve.stages().size(); ++i) {
+    const Stage& st = curve.stages()[i];
+    if (st.duration_ns == 0) continue;
+    steps.push_back(StepInfo{curve.stage_start_ns(i), curve.stage_start_value(i), st.target});
+  }
+  return steps;
+}
+}  // namespace
+
+namespace {
+void fill_windows(const RunOptions& options, const std::vector<std::unique_ptr<Worker>>& workers,
+                  uint64_t start_ns, const std::vector<Stage>& curve, double initial,
+                  const std::vector<StepInfo>& steps, RunResult& result) {
+  const bool rate_mode = options.rate_per_s > 0;
+  result.target_unit = rate_mode ? "req/s" : "connections";
+  result.ladder = options.ladder;
+  result.interval_ns = options.interval_ns;
+  std::vector<const WindowSeries*> intervals, step_series;
+  for (const auto& w : workers) {
+    intervals.push_back(&w->intervals());
+    step_series.push_back(&w->steps());
+  }
+  if (options.interval_ns != 0) {
+    result.intervals = merge_windows(intervals, start_ns);
+    std::optional<StageCurve> full;
+    if (!curve.empty()) full.emplace(curve, initial);
+    for (WindowStats& w : result.intervals) {
+      // The target where the window ends: the curve's value, or the constant -R / -c.
+      double target = rate_mode ? options.rate_per_s : options.connections;
+      if (full) {
+        // The value in force during the window's last instant (the curve is right-continuous).
+        uint64_t at_ns = std::min(w.end_ns, full->total_duration_ns());
+        target = full->value_at(at_ns > w.start_ns ? at_ns - 1 : at_ns);
+        if (!rate_mode) target = std::floor(target * (1 + 1e-12));
+      }
+      w.target_start = w.target_end = target;
+    }
+  }
+  if (!steps.empty()) {
+    result.steps = merge_windows(step_series, start_ns);
+    if (result.steps.size() > steps.size()) result.steps.resize(steps.size());
+    for (size_t i = 0; i < result.steps.size(); ++i) {
+      result.steps[i].target_start = steps[i].from;
+      result.steps[i].target_end = steps[i].to;
+    }
+  }
+}
+}  // namespace
+
 Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   auto addresses = resolve(options.url.host, options.url.port);
   if (!addresses) return addresses.error();
 
+  const bool rate_mode = options.rate_per_s > 0;
+  const bool staged = !options.stages.empty();
+  const double initial = rate_mode ? options.rate_per_s : options.stages_initial;
+  // Closed loop with stages: the curve's peak is the connection capacity; -c is not used.
+  const uint32_t connections =
+      staged && !rate_mode ? max_curve_connections(options) : options.connections;
   const std::vector<SocketAddress> target = pick_address(addresses.value(), options.timeout_ns);
-  const uint32_t threads = effective_threads(options.threads, options.connections);
-  if (Status s = ensure_fd_limit(options.connections + kFdSlack + 2ull * threads); !s) {
-    return s.error();
-  }
+  const uint32_t threads = effective_threads(options.threads, std::max(1u, connections));
+  const uint32_t max_open =
+      rate_mode ? std::max(options.max_connections, connections) : connections;
+  if (Status s = ensure_fd_limit(max_open + kFdSlack + 2ull * threads); !s) return s.error();
   const std::string request = render_request(options.request);
   const bool head_request = options.request.method == "HEAD";
 
   const uint64_t start_ns = mono_now_ns();
+  const uint64_t start_unix_ns = unix_now_ns();
   const uint64_t measure_start_ns = start_ns + options.warmup_ns;
   const uint64_t end_ns = options.duration_ns ? measure_start_ns + options.duration_ns : 0;
+  const std::vector<Stage> curve = curve_with_warmup(options, initial);
+  const std::vector<StepInfo> steps =
+      staged ? step_infos(options, initial) : std::vector<StepInfo>{};
+  std::vector<uint64_t> step_boundaries_ns;
+  for (const StepInfo& st : steps) step_boundaries_ns.push_back(measure_start_ns + st.start_ns);
+  if (!steps.empty()) {
+    step_boundaries_ns.push_back(measure_start_ns +
+                                 StageCurve(options.stages, initial).total_duration_ns());
+  }
 
   std::vector<std::unique_ptr<Worker>> workers;
   for (uint32_t i = 0; i < threads; ++i) {
     WorkerConfig cfg;
     cfg.index = i;
     // Connections and the -n budget are spread evenly; the first workers take the remainders.
-    cfg.connections = options.connections / threads + (i < options.connections % threads ? 1 : 0);
+    cfg.connections = connections / threads + (i < connections % threads ? 1 : 0);
     cfg.addresses = target;
     cfg.request = request;  // each worker its own copy: no cache line shared between threads
     cfg.head_request = head_request;
@@ -116,15 +214,18 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
     if (cfg.budget_mode) {
       cfg.requests = options.requests / threads + (i < options.requests % threads ? 1 : 0);
     }
-    if (options.rate_per_s > 0) {
+    cfg.slice = WorkerSlice{i, threads};
+    cfg.stages = curve;
+    cfg.stages_initial = initial;
+    if (rate_mode) {
       cfg.rate_per_s = options.rate_per_s;
       cfg.arrival = options.arrival;
-      cfg.slice = WorkerSlice{i, threads};
-      uint32_t max_total = std::max(options.max_connections, options.connections);
-      cfg.max_connections = max_total / threads + (i < max_total % threads ? 1 : 0);
+      cfg.max_connections = max_open / threads + (i < max_open % threads ? 1 : 0);
       cfg.seed = options.seed;
-      cfg.stages = options.stages;
     }
+    cfg.think_ns = options.think_ns;
+    cfg.interval_ns = options.interval_ns;
+    cfg.step_boundaries_ns = step_boundaries_ns;
     cfg.start_ns = start_ns;
     cfg.measure_start_ns = measure_start_ns;
     cfg.end_ns = end_ns;
@@ -161,7 +262,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   RunResult result;
   result.url = options.url.to_string();
   result.method = options.request.method;
-  result.connections = options.connections;
+  result.connections = connections;
   result.threads = threads;
   result.keep_alive = options.request.keep_alive;
   result.http_minor = options.request.http_minor;
@@ -170,13 +271,14 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   result.warmup_ns = options.warmup_ns;
   result.timeout_ns = options.timeout_ns;
   result.interrupted = interrupted;
+  result.start_unix_ns = start_unix_ns;
   result.rate_target_per_s = options.rate_per_s;
-  if (!options.stages.empty()) {
+  if (rate_mode && staged) {
     // A ramped rate: the target is the plan's average over the stages.
-    StageCurve curve(options.stages, options.rate_per_s);
-    double seconds = static_cast<double>(curve.total_duration_ns()) / 1e9;
+    StageCurve measured(options.stages, initial);
+    double seconds = static_cast<double>(measured.total_duration_ns()) / 1e9;
     result.rate_target_per_s =
-        seconds > 0 ? curve.integral_at(curve.total_duration_ns()) / seconds : options.rate_per_s;
+        seconds > 0 ? measured.integral_at(measured.total_duration_ns()) / seconds : initial;
   }
   uint64_t last_end_ns = measure_start_ns;
   bool all_gave_up = true;
@@ -189,6 +291,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
     result.backlog += w->backlog();
   }
   result.duration_ns = last_end_ns - measure_start_ns;
+  fill_windows(options, workers, start_ns, curve, initial, steps, result);
   if (all_gave_up) {
     result.notes.push_back("no connection to " + options.url.authority() +
                            " could be opened; the run stopped early");

@@ -22,7 +22,13 @@ std::string_view trim(std::string_view s) {
 }
 
 // digits ["." digits]: no sign, exponent, inf or nan (from_chars alone would accept those).
-Result<double> parse_target(std::string_view text) {
+Result<double> parse_target(std::string_view full) {
+  // An optional k (thousands) or M (millions) suffix, as -R accepts: "2.5k".
+  std::string_view text = full;
+  double scale = 1;
+  if (!text.empty() && (text.back() == 'k' || text.back() == 'K')) scale = 1e3;
+  if (!text.empty() && text.back() == 'M') scale = 1e6;
+  if (scale != 1) text.remove_suffix(1);
   bool digit_seen = false;
   size_t dots = 0;
   for (char c : text) {
@@ -31,19 +37,20 @@ Result<double> parse_target(std::string_view text) {
     } else if (c == '.') {
       ++dots;
     } else {
-      return make_error("target " + quote(text) + " is not a non-negative number");
+      return make_error("target " + quote(full) + " is not a non-negative number");
     }
   }
   if (!digit_seen || dots > 1) {
-    return make_error("target " + quote(text) + " is not a non-negative number");
+    return make_error("target " + quote(full) + " is not a non-negative number");
   }
   double value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || ptr != text.data() + text.size()) {
-    return make_error("target " + quote(text) + " is not a non-negative number");
+    return make_error("target " + quote(full) + " is not a non-negative number");
   }
+  value *= scale;
   if (value > kMaxTarget)
-    return make_error("target " + quote(text) + " is too large (maximum 1e9)");
+    return make_error("target " + quote(full) + " is too large (maximum 1e9)");
   return value;
 }
 

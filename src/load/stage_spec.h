@@ -27,8 +27,8 @@ struct Stage {
 inline constexpr size_t kMaxLadderSteps = 10'000;
 
 // "10s:50,30s:200,10s:0": comma-separated DURATION:TARGET ramp stages. Durations via
-// parse_duration_ns, targets non-negative decimals ("12.5"). Errors name the bad item:
-// invalid --stages item "10x:5": ...
+// parse_duration_ns, targets non-negative decimals ("12.5", "2.5k", "1M"). Errors name the bad
+// item: invalid --stages item "10x:5": ...
 Result<std::vector<Stage>> parse_stages(std::string_view text);
 
 struct LadderSpec {

@@ -32,6 +32,12 @@ Worker::Worker(WorkerConfig config)
   progress_timer_.ctx = this;
   schedule_timer_.fn = &Worker::on_schedule_timer;
   schedule_timer_.ctx = this;
+  target_timer_.fn = &Worker::on_target_timer;
+  target_timer_.ctx = this;
+  interval_timer_.fn = &Worker::on_interval_timer;
+  interval_timer_.ctx = this;
+  step_timer_.fn = &Worker::on_step_timer;
+  step_timer_.ctx = this;
   if (config_.rate_per_s > 0) {
     RateScheduleOptions o;
     o.arrival = config_.arrival;
@@ -41,10 +47,13 @@ Worker::Worker(WorkerConfig config)
     if (config_.stages.empty()) {
       schedule_.emplace(config_.rate_per_s, config_.start_ns, o, rng);
     } else {
-      schedule_.emplace(StageCurve(config_.stages, config_.rate_per_s), config_.start_ns, o, rng);
+      schedule_.emplace(StageCurve(config_.stages, config_.stages_initial), config_.start_ns, o,
+                        rng);
     }
     queue_.resize(1024);
     idle_.reserve(connections_.size());
+  } else if (!config_.stages.empty()) {
+    target_schedule_.emplace(StageCurve(config_.stages, config_.stages_initial), config_.start_ns);
   }
 }
 
@@ -54,6 +63,9 @@ Worker::~Worker() {
     loop_->cancel(end_timer_);
     loop_->cancel(progress_timer_);
     loop_->cancel(schedule_timer_);
+    loop_->cancel(target_timer_);
+    loop_->cancel(interval_timer_);
+    loop_->cancel(step_timer_);
   }
 }
 
@@ -80,8 +92,30 @@ void Worker::run() {
   if (config_.end_ns != 0) loop_->arm(end_timer_, config_.end_ns);
   loop_->arm(progress_timer_, loop_->now_ns() + kProgressIntervalNs);
   // A worker whose share of -n is zero (fewer requests than threads) has nothing to do.
-  if (budget_mode_ && config_.requests == 0) finish(loop_->now_ns());
-  for (uint32_t i = 0; i < config_.connections && !finished_; ++i) {
+  const uint64_t now_ns = loop_->now_ns();
+  if (config_.interval_ns != 0) {
+    interval_warmup_ = config_.start_ns < config_.measure_start_ns;
+    intervals_.begin(config_.start_ns, interval_warmup_);
+    loop_->arm(interval_timer_,
+               next_interval_boundary(now_ns, config_.start_ns, config_.measure_start_ns,
+                                      config_.interval_ns));
+  }
+  const std::vector<uint64_t>& steps = config_.step_boundaries_ns;
+  if (steps.size() >= 2) {
+    steps_.begin(steps[0], false);
+    next_step_ = 1;
+    // The last boundary is the end of the run: finish() closes the last step.
+    if (steps.size() > 2) loop_->arm(step_timer_, steps[1]);
+  }
+  uint32_t initial = config_.connections;
+  if (target_schedule_) {
+    target_ = share_of(target_schedule_->target_at(now_ns));
+    initial = std::min(initial, target_);
+    uint64_t next_ns = target_schedule_->next_change_ns(now_ns);
+    if (next_ns != kNoMoreRequests) loop_->arm(target_timer_, next_ns);
+  }
+  if (budget_mode_ && config_.requests == 0) finish(now_ns);
+  for (uint32_t i = 0; i < initial && !finished_; ++i) {
     ++started_connections_;
     connections_[i].start();
   }
@@ -93,6 +127,9 @@ void Worker::run() {
   loop_->cancel(end_timer_);
   loop_->cancel(progress_timer_);
   loop_->cancel(schedule_timer_);
+  loop_->cancel(target_timer_);
+  loop_->cancel(interval_timer_);
+  loop_->cancel(step_timer_);
   uint64_t cpu_ns = thread_cpu_ns() - cpu_start_ns;
   cpu_utilization_ = wall_ns ? static_cast<double>(cpu_ns) / static_cast<double>(wall_ns) : 0.0;
   publish_progress();
@@ -141,7 +178,66 @@ void Worker::finish(uint64_t now_ns) {
   uint64_t in_flight = 0;
   for (const auto& c : connections_) in_flight += c.counted_in_flight() ? 1 : 0;
   recorder_.set_in_flight(in_flight);
+  if (intervals_.active()) intervals_.close_window(now_ns, open_connections_, false, true);
+  if (steps_.active()) steps_.close_window(now_ns, open_connections_, false, true);
   loop_->quit();
+}
+
+uint32_t Worker::share_of(uint64_t total) const {
+  const uint64_t n = config_.slice.count, i = config_.slice.index;
+  uint64_t share = total / n + (i < total % n ? 1 : 0);
+  return static_cast<uint32_t>(std::min<uint64_t>(share, connections_.size()));
+}
+
+void Worker::apply_target(uint32_t target) {
+  const uint32_t old = target_;
+  target_ = target;
+  for (uint32_t i = old; i < target && !finished_; ++i) {
+    if (connections_[i].closed() && wants_more()) connections_[i].start();
+  }
+  for (uint32_t i = target; i < old; ++i) connections_[i].retire_if_idle();
+}
+
+void Worker::on_target_timer(Timer* /*timer*/, void* ctx) {
+  auto* self = static_cast<Worker*>(ctx);
+  if (self->finished_) return;
+  uint64_t now_ns = self->loop_->refresh_now_ns();
+  self->apply_target(self->share_of(self->target_schedule_->target_at(now_ns)));
+  uint64_t next_ns = self->target_schedule_->next_change_ns(now_ns);
+  if (next_ns != kNoMoreRequests) self->loop_->arm(self->target_timer_, next_ns);
+}
+
+void Worker::roll_to_measured() {
+  // The first measured outcome arrived before the interval timer at the start of measuring fired:
+  // switch windows now, so that no measured request lands in a warm-up window.
+  interval_warmup_ = false;
+  intervals_.close_window(config_.measure_start_ns, open_connections_, false, false);
+}
+
+void Worker::on_interval_timer(Timer* timer, void* ctx) {
+  auto* self = static_cast<Worker*>(ctx);
+  if (self->finished_) return;
+  const WorkerConfig& c = self->config_;
+  const uint64_t boundary_ns = timer->deadline_ns;
+  if (c.end_ns != 0 && boundary_ns >= c.end_ns) return;  // finish() closes the last window
+  if (boundary_ns > self->intervals_.current_start_ns()) {
+    self->interval_warmup_ = boundary_ns < c.measure_start_ns;
+    self->intervals_.close_window(boundary_ns, self->open_connections_, self->interval_warmup_,
+                                  false);
+  }
+  self->loop_->arm(
+      self->interval_timer_,
+      next_interval_boundary(boundary_ns, c.start_ns, c.measure_start_ns, c.interval_ns));
+}
+
+void Worker::on_step_timer(Timer* /*timer*/, void* ctx) {
+  auto* self = static_cast<Worker*>(ctx);
+  if (self->finished_) return;
+  const std::vector<uint64_t>& steps = self->config_.step_boundaries_ns;
+  self->steps_.close_window(steps[self->next_step_], self->open_connections_, false, false);
+  ++self->next_step_;
+  if (self->next_step_ + 1 < steps.size())
+    self->loop_->arm(self->step_timer_, steps[self->next_step_]);
 }
 
 void Worker::publish_progress() {

@@ -16,6 +16,7 @@
 #include "net/address.h"
 #include "net/event_loop.h"
 #include "stats/recorder.h"
+#include "stats/time_series.h"
 
 namespace hail {
 
@@ -41,7 +42,17 @@ struct WorkerConfig {
   WorkerSlice slice;
   uint32_t max_connections = 0;  // this worker's cap (connections when 0 or smaller)
   uint64_t seed = 0;
-  std::vector<Stage> stages;  // rate curve (from rate_per_s) instead of a constant rate
+  // --stages / --ladder: the curve of the total rate (rate mode) or of the total number of open
+  // connections (closed loop), starting at start_ns from stages_initial. A warm-up is the curve's
+  // first stage (a hold). Closed loop: `connections` is this worker's share of the curve's maximum
+  // and `slice` says which share of each target is this worker's.
+  std::vector<Stage> stages;
+  double stages_initial = 0;
+  uint64_t think_ns = 0;  // closed loop: pause between a response and the connection's next request
+  // Windows: the --interval time series (0: none) and one window per measured stage, closing at
+  // these absolute times (the last one is the curve's end, where the run stops anyway).
+  uint64_t interval_ns = 0;
+  std::vector<uint64_t> step_boundaries_ns;
 };
 
 // Live counters for the progress line, published by the worker a few times a second.
@@ -102,6 +113,26 @@ class Worker {
   // request. The send time is still taken when each request is written.
   void defer_send(Connection* connection) { deferred_sends_.push_back(connection); }
   void on_connect_failed();
+  // Closed loop with stages: connections whose index is at or above the current target close as
+  // soon as they have no request in flight, and stay closed until the target grows again.
+  bool keeps(uint32_t connection_index) const { return connection_index < target_; }
+  void on_opened() { ++open_connections_; }
+  void on_open_closed() { --open_connections_; }
+  // Windowed series: in a warm-up interval only warm-up requests count, in a measured one only
+  // measured requests (so the measured windows add up to the summary exactly).
+  void window_complete(bool counted, int status, uint64_t latency_ns) {
+    if (counted && interval_warmup_ && intervals_.active()) roll_to_measured();
+    if (intervals_.active() && counted != interval_warmup_)
+      intervals_.on_complete(status, latency_ns);
+    if (counted && steps_.active()) steps_.on_complete(status, latency_ns);
+  }
+  void window_error(bool counted, ErrorClass error) {
+    if (counted && interval_warmup_ && intervals_.active()) roll_to_measured();
+    if (intervals_.active() && counted != interval_warmup_) intervals_.on_error(error);
+    if (counted && steps_.active()) steps_.on_error(error);
+  }
+  const WindowSeries& intervals() const { return intervals_; }
+  const WindowSeries& steps() const { return steps_; }
 
  private:
   void finish(uint64_t now_ns);
@@ -114,6 +145,12 @@ class Worker {
   void dispatch();
   void push_planned(uint64_t planned_ns);
   uint64_t pop_planned();
+  static void on_target_timer(Timer* timer, void* ctx);
+  static void on_interval_timer(Timer* timer, void* ctx);
+  static void on_step_timer(Timer* timer, void* ctx);
+  uint32_t share_of(uint64_t total) const;
+  void apply_target(uint32_t target);
+  void roll_to_measured();
 
   WorkerConfig config_;
   std::unique_ptr<EventLoop> loop_;
@@ -144,6 +181,18 @@ class Worker {
   uint64_t counted_planned_ = 0;  // measured-phase requests planned so far (-n with -R)
   Timer end_timer_;
   Timer progress_timer_;
+  // Closed loop with stages.
+  std::optional<ConnectionTargetSchedule> target_schedule_;
+  uint32_t target_ = UINT32_MAX;  // connections with a lower index run; UINT32_MAX: all
+  Timer target_timer_;
+  uint64_t open_connections_ = 0;
+  // Windows.
+  WindowSeries intervals_;
+  bool interval_warmup_ = false;
+  Timer interval_timer_;
+  WindowSeries steps_;
+  size_t next_step_ = 0;  // index into step_boundaries_ns of the next boundary
+  Timer step_timer_;
 };
 
 }  // namespace hail

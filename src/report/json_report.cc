@@ -2,6 +2,7 @@
 
 #include "report/json_writer.h"
 #include "report/percentiles.h"
+#include "report/timeseries_writer.h"
 
 #ifndef HAIL_VERSION_STRING
 #define HAIL_VERSION_STRING "0.0.0"
@@ -31,6 +32,45 @@ void write_distribution(JsonWriter& j, const char* key, const Histogram& h) {
   }
   j.end_object();
 }
+
+// "stages": one object per --stages stage / --ladder step (measured phase only).
+void write_stages(JsonWriter& j, const RunResult& r) {
+  j.begin_object("stages");
+  j.value("kind", r.ladder ? "ladder" : "stages");
+  j.value("target_unit", r.target_unit ? r.target_unit : "");
+  j.begin_array("steps");
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const WindowStats& s = r.steps[i];
+    j.begin_object();
+    j.value("index", static_cast<uint64_t>(i));
+    j.value("start_s", static_cast<double>(s.start_ns) / 1e9);
+    j.value("end_s", static_cast<double>(s.end_ns) / 1e9);
+    j.value("target_start", s.target_start);
+    j.value("target_end", s.target_end);
+    j.value("completed", s.completed);
+    j.value("requests_per_s", s.requests_per_s());
+    j.value("errors", s.error_total());
+    j.begin_object("errors_by_class");
+    for (size_t c = 0; c < kErrorClassCount; ++c) {
+      j.value(error_class_name(static_cast<ErrorClass>(c)), s.errors[c]);
+    }
+    j.end_object();
+    j.value("status_errors", s.status_errors);
+    j.begin_object("latency_us");
+    if (s.completed == 0) {
+      j.null("p50").null("p90").null("p99").null("max");
+    } else {
+      j.value("p50", us(static_cast<double>(s.p50_ns)));
+      j.value("p90", us(static_cast<double>(s.p90_ns)));
+      j.value("p99", us(static_cast<double>(s.p99_ns)));
+      j.value("max", us(static_cast<double>(s.max_ns)));
+    }
+    j.end_object();
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
 }  // namespace
 
 std::string render_json_report(const RunResult& r) {
@@ -43,6 +83,7 @@ std::string render_json_report(const RunResult& r) {
   j.value("method", r.method);
   j.value("http_version", r.http_minor == 0 ? "1.0" : "1.1");
   j.value("keep_alive", r.keep_alive);
+  j.value("start_unix_s", static_cast<double>(r.start_unix_ns) / 1e9);
   j.value("duration_s", r.duration_s());
   j.value("warmup_s", static_cast<double>(r.warmup_ns) / 1e9);
   j.value("timeout_s", static_cast<double>(r.timeout_ns) / 1e9);
@@ -92,9 +133,17 @@ std::string render_json_report(const RunResult& r) {
   j.begin_object("client");
   j.value("max_worker_cpu_utilization", r.max_worker_cpu_utilization);
   j.end_object();
+  if (!r.steps.empty()) write_stages(j, r);
   j.begin_array("notes");
   for (const auto& note : r.notes) j.element(note);
   j.end_array();
+  if (r.interval_ns > 0) {
+    // Last: the series can be long, and the summary above stays readable.
+    j.value("interval_s", static_cast<double>(r.interval_ns) / 1e9);
+    j.begin_array("timeseries");
+    for (const WindowStats& w : r.intervals) write_interval_json(j, r, w);
+    j.end_array();
+  }
   j.end_object();
   return j.str();
 }

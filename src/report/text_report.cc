@@ -36,6 +36,36 @@ void distribution_rows(std::string& out, const char* name, const Histogram& h) {
        dur(h.value_at_percentile(50)).c_str(), dur(h.value_at_percentile(90)).c_str(),
        dur(h.value_at_percentile(99)).c_str(), dur(h.max()).c_str());
 }
+
+// A target for the step table: integers without decimals, anything else with one decimal.
+std::string compact_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  std::string s = buf;
+  if (s.size() > 2 && s.ends_with(".0")) s.resize(s.size() - 2);
+  return s;
+}
+
+// One row per --stages stage / --ladder step: target (a->b for a ramp), achieved rate, latency,
+// errors. 79 columns with the widest usual values.
+void step_table(std::string& out, const RunResult& r) {
+  const bool has_unit = r.target_unit != nullptr && r.target_unit[0] != '\0';
+  line(out, "  %s%s%s%s", r.ladder ? "Ladder" : "Stages", has_unit ? " (" : "",
+       has_unit ? r.target_unit : "", has_unit ? ")" : "");
+  line(out, "  %4s %15s %11s %8s %8s %8s %8s %8s", "Step", "Target", "Req/s", "50%", "90%", "99%",
+       "Max", "Errors");
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const WindowStats& s = r.steps[i];
+    std::string target = has_unit ? compact_number(s.target_start) : "-";
+    if (has_unit && s.target_end != s.target_start) target += "->" + compact_number(s.target_end);
+    const bool has_latency = s.completed > 0;
+    line(out, "  %4zu %15s %11.2f %8s %8s %8s %8s %8llu", i + 1, target.c_str(), s.requests_per_s(),
+         has_latency ? dur(s.p50_ns).c_str() : "-", has_latency ? dur(s.p90_ns).c_str() : "-",
+         has_latency ? dur(s.p99_ns).c_str() : "-", has_latency ? dur(s.max_ns).c_str() : "-",
+         static_cast<unsigned long long>(s.error_total()));
+  }
+  out.push_back('\n');
+}
 }  // namespace
 
 std::string render_text_report(const RunResult& r) {
@@ -89,6 +119,7 @@ std::string render_text_report(const RunResult& r) {
   line(out, "Requests/sec: %12.2f", r.requests_per_s());
   line(out, "Transfer/sec: %12s", format_bytes(r.bytes_per_s()).c_str());
   out.push_back('\n');
+  if (!r.steps.empty()) step_table(out, r);
 
   std::string codes;
   for (const auto& [code, count] : r.status_codes) {

@@ -10,6 +10,7 @@
 
 #include "stats/histogram.h"
 #include "stats/recorder.h"
+#include "stats/time_series.h"
 
 namespace hail {
 
@@ -27,6 +28,7 @@ struct RunResult {
   uint64_t timeout_ns = 0;
 
   // What happened in the measured phase.
+  uint64_t start_unix_ns = 0;  // wall-clock time the load (warm-up included) started
   uint64_t duration_ns = 0;
   bool interrupted = false;  // stopped early by SIGINT/SIGTERM
   Counters counters;
@@ -42,6 +44,15 @@ struct RunResult {
   Histogram service_time;        // actual send -> response complete
   Histogram lag;                 // planned -> actual send
   bool rate_mode() const { return rate_target_per_s > 0; }
+
+  // Windowed views (see stats/time_series.h). `intervals`: the --interval time series, warm-up
+  // windows first and marked; its non-warm-up windows add up to `counters`. `steps`: one row per
+  // stage of --stages / --ladder (measured phase only); empty without stages.
+  uint64_t interval_ns = 0;  // 0: no time series was kept
+  std::vector<WindowStats> intervals;
+  std::vector<WindowStats> steps;
+  bool ladder = false;           // the stages came from --ladder (all hold stages)
+  const char* target_unit = "";  // "connections" (closed loop) or "req/s" (rate mode)
 
   // Self-check of the generator: busiest worker thread's CPU time / wall time of the run.
   double max_worker_cpu_utilization = 0.0;

@@ -86,7 +86,7 @@ def run_hail(args, timeout=30, expect_json=None):
 
 def summary(report):
     """The JSON report without its distributions (their counts only), on one line."""
-    short = {k: v for k, v in report.items() if not k.endswith("_us")}
+    short = {k: v for k, v in report.items() if not k.endswith("_us") and k != "timeseries"}
     for k in ("latency_us", "connect_us", "ttfb_us"):
         if k in report:
             short[k.replace("_us", "_count")] = report[k].get("count")
@@ -306,9 +306,9 @@ class HailServer:
 # nginx
 
 NGINX_LOG_FORMAT = ("$status $request_method $uri $connection $connection_requests "
-                    "$server_protocol $http_host $http_x_hail_test")
+                    "$server_protocol $http_host $http_x_hail_test $msec")
 LogEntry = collections.namedtuple("LogEntry", "status method uri connection connection_requests "
-                                              "protocol host x_hail_test")
+                                              "protocol host x_hail_test msec")
 
 NGINX_CONF = """\
 {user}worker_processes 1;
@@ -462,7 +462,7 @@ class Nginx:
             if len(fields) != len(LogEntry._fields):
                 raise AssertionError("unexpected access-log line %r" % line)
             entries.append(LogEntry(int(fields[0]), fields[1], fields[2], int(fields[3]),
-                                    int(fields[4]), *fields[5:]))
+                                    int(fields[4]), *fields[5:8], float(fields[8])))
         return entries
 
     # -- stub_status

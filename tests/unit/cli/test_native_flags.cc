@@ -108,14 +108,50 @@ TEST(NativeFlags, RateStages) {
       parse_ok({"-R", "10", "--stages", "1s:100,2s:100", "--repeat", "2", "http://h/"});
   ASSERT_EQ(c.run.stages.size(), 4u);
   EXPECT_EQ(c.run.duration_ns, 6 * 1'000'000'000ull);
-  EXPECT_NE(parse_err({"--stages", "1s:5", "http://h/"}).find("--stages needs -R"),
-            std::string::npos);
   EXPECT_NE(parse_err({"-R", "5", "--repeat", "2", "http://h/"}).find("--repeat needs --stages"),
             std::string::npos);
   EXPECT_NE(parse_err({"-R", "5", "--stages", "1s:5", "-d", "3s", "http://h/"}).find("-d"),
             std::string::npos);
   EXPECT_NE(parse_err({"-R", "5", "--stages", "10x:5", "http://h/"}).find("10x:5"),
             std::string::npos);
+}
+
+TEST(NativeFlags, ClosedLoopStagesRampConnectionsFromCOrZero) {
+  NativeCommand c = parse_ok({"--stages", "10s:50,30s:200,10s:0", "http://h/"});
+  ASSERT_EQ(c.run.stages.size(), 3u);
+  EXPECT_EQ(c.run.stages_initial, 0.0);
+  EXPECT_EQ(c.run.rate_per_s, 0.0);
+  EXPECT_EQ(c.run.duration_ns, 50'000'000'000ull);
+  EXPECT_EQ(parse_ok({"-c", "10", "--stages", "1s:20", "http://h/"}).run.stages_initial, 10.0);
+  // -n and --warmup combine with stages.
+  NativeCommand n = parse_ok({"--stages", "5s:10", "-n", "100", "--warmup", "1s", "http://h/"});
+  EXPECT_EQ(n.run.requests, 100u);
+  EXPECT_EQ(n.run.warmup_ns, 1'000'000'000ull);
+  EXPECT_EQ(n.run.duration_ns, 5'000'000'000ull);
+}
+
+TEST(NativeFlags, Ladder) {
+  NativeCommand c = parse_ok({"--ladder", "10:10:50", "--step-duration", "2s", "http://h/"});
+  ASSERT_EQ(c.run.stages.size(), 5u);
+  EXPECT_TRUE(c.run.ladder);
+  EXPECT_TRUE(c.run.stages[4].hold);
+  EXPECT_EQ(c.run.stages[4].target, 50.0);
+  EXPECT_EQ(c.run.duration_ns, 10'000'000'000ull);
+  NativeCommand r = parse_ok(
+      {"-R", "1", "--ladder", "1k:1k:3k", "--step-duration", "1s", "--repeat", "2", "http://h/"});
+  EXPECT_EQ(r.run.stages.size(), 6u);
+  EXPECT_EQ(r.run.stages[2].target, 3000.0);
+  EXPECT_EQ(r.run.duration_ns, 6'000'000'000ull);
+}
+
+TEST(NativeFlags, ThinkIntervalAndTimeseries) {
+  NativeCommand c = parse_ok({"--think", "100ms", "--timeseries", "/tmp/x.csv", "http://h/"});
+  EXPECT_EQ(c.run.think_ns, 100'000'000ull);
+  EXPECT_EQ(c.timeseries_path, "/tmp/x.csv");
+  EXPECT_EQ(c.run.interval_ns, 1'000'000'000ull);  // the default, kept because it is written
+  EXPECT_EQ(parse_ok({"http://h/"}).run.interval_ns, 0u);  // nobody reads it: not kept
+  EXPECT_EQ(parse_ok({"--json", "x.json", "http://h/"}).run.interval_ns, 1'000'000'000ull);
+  EXPECT_EQ(parse_ok({"--interval", "250ms", "http://h/"}).run.interval_ns, 250'000'000ull);
 }
 
 TEST(NativeFlags, HelpAndVersionNeedNoUrl) {
@@ -152,6 +188,22 @@ TEST(NativeFlags, BadInputNamesTheProblem) {
       {{"-c"}, "needs a value"},
       {{"--quiet=yes", "http://h/"}, "takes no value"},
       {{"-m", "GE T", "http://h/"}, "-m"},
+      {{"--ladder", "1:1:5", "http://h/"}, "--ladder needs --step-duration"},
+      {{"--step-duration", "1s", "http://h/"}, "--step-duration needs --ladder"},
+      {{"--ladder", "5:1:1", "--step-duration", "1s", "http://h/"}, "--ladder"},
+      {{"--ladder", "1:0:5", "--step-duration", "1s", "http://h/"}, "--ladder"},
+      {{"--ladder", "1:1:5", "--step-duration", "0", "http://h/"}, "--step-duration"},
+      {{"--ladder", "1:0.5:5", "--step-duration", "1s", "http://h/"}, "not a whole number"},
+      {{"--ladder", "1:1:2", "--step-duration", "1s", "--stages", "1s:1", "http://h/"}, "together"},
+      {{"--stages", "1s:2000000", "http://h/"}, "at most 1000000"},
+      {{"--stages", "1s:5", "-d", "3s", "http://h/"}, "the stages set the duration"},
+      {{"--repeat", "2", "http://h/"}, "--repeat needs --stages or --ladder"},
+      {{"--think", "0", "http://h/"}, "--think"},
+      {{"--think", "10ms", "-R", "5", "http://h/"}, "--think applies to the closed loop"},
+      {{"--interval", "1ms", "http://h/"}, "at least 10ms"},
+      {{"--interval", "x", "http://h/"}, "--interval"},
+      {{"--timeseries", "out.txt", "http://h/"}, "unknown file type"},
+      {{"--timeseries", "", "http://h/"}, "--timeseries"},
   };
   for (const auto& c : cases) {
     std::string msg = parse_err(c.args);

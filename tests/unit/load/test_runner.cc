@@ -257,6 +257,120 @@ TEST_F(RunnerTest, RateStagesFollowTheRampedPlanExactly) {
   expect_accounting(r.value());
 }
 
+uint64_t sum_completed(const std::vector<WindowStats>& windows, bool warmup) {
+  uint64_t n = 0;
+  for (const WindowStats& w : windows) n += w.warmup == warmup ? w.completed : 0;
+  return n;
+}
+
+TEST_F(RunnerTest, ClosedLoopStagesAddAndRemoveConnections) {
+  RunOptions o = options_for("/bytes/10");
+  // 2 connections, then none, then 3: the middle step sends nothing, and the last step's three
+  // connections are new ones (5 accepted by the server in all).
+  o.stages = {{300 * kNsPerMs, 2, true}, {300 * kNsPerMs, 0, true}, {300 * kNsPerMs, 3, true}};
+  o.ladder = true;
+  o.duration_ns = 900 * kNsPerMs;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->connections, 3u);
+  EXPECT_EQ(r->counters.connections_opened, 5u);
+  EXPECT_EQ(server_->stats().connections, 5u);
+  ASSERT_EQ(r->steps.size(), 3u);
+  EXPECT_GT(r->steps[0].completed, 100u);
+  // Windows count requests where they complete: at most the two in flight at the boundary.
+  EXPECT_LE(r->steps[1].completed, 2u);
+  EXPECT_GT(r->steps[2].completed, 100u);
+  EXPECT_EQ(r->steps[2].target_start, 3.0);
+  EXPECT_EQ(r->steps[2].target_end, 3.0);
+  EXPECT_EQ(r->steps[0].start_ns, 0u);
+  EXPECT_EQ(r->steps[1].start_ns, 300 * kNsPerMs);
+  EXPECT_EQ(r->steps[2].start_ns, 600 * kNsPerMs);
+  uint64_t total = 0;
+  for (const WindowStats& w : r->steps) total += w.completed;
+  EXPECT_EQ(total, r->counters.completed);
+  // Connections retire once their response is in: nothing is lost, nothing is left in flight
+  // except at the very end.
+  EXPECT_EQ(server_->stats().requests, r->counters.attempted);
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, ClosedLoopStagesWithExactCount) {
+  RunOptions o = options_for("/bytes/10");
+  o.stages = {{2000 * kNsPerMs, 4, false}};  // ramp 0 -> 4 connections; -n ends the run first
+  o.duration_ns = 2000 * kNsPerMs;
+  o.requests = 3000;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->counters.completed, 3000u);
+  EXPECT_EQ(server_->stats().requests, 3000u);
+  EXPECT_LT(r->duration_ns, 2000 * kNsPerMs);
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, ThinkTimePausesEachConnection) {
+  RunOptions o = options_for("/bytes/10");
+  o.connections = 1;
+  o.threads = 1;
+  o.requests = 11;
+  o.duration_ns = 0;
+  o.think_ns = 30 * kNsPerMs;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->counters.completed, 11u);
+  EXPECT_GE(r->duration_ns, 10 * 30 * kNsPerMs);  // ten pauses between eleven requests
+  EXPECT_LT(r->latency.value_at_percentile(100), 30 * kNsPerMs);  // the pause is not latency
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, TimeSeriesMarksWarmupAndAddsUpToTheSummary) {
+  RunOptions o = options_for("/bytes/10");
+  o.warmup_ns = 250 * kNsPerMs;
+  o.duration_ns = 500 * kNsPerMs;
+  o.interval_ns = 100 * kNsPerMs;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->intervals.size(), 8u);  // 100, 100, 50 of warm-up; five of the measured phase
+  EXPECT_TRUE(r->intervals[2].warmup);
+  EXPECT_EQ(r->intervals[2].start_ns, 200 * kNsPerMs);
+  EXPECT_EQ(r->intervals[2].end_ns, 250 * kNsPerMs);
+  EXPECT_FALSE(r->intervals[3].warmup);
+  EXPECT_EQ(r->intervals[3].start_ns, 250 * kNsPerMs);
+  EXPECT_GT(sum_completed(r->intervals, true), 0u);
+  EXPECT_EQ(sum_completed(r->intervals, false), r->counters.completed);
+  EXPECT_EQ(r->intervals[4].open_connections, 4u);
+  EXPECT_EQ(r->intervals[4].target_end, 4.0);
+  for (const WindowStats& w : r->intervals) {
+    EXPECT_GT(w.completed, 0u);
+    EXPECT_LE(w.p50_ns, w.p99_ns);
+    EXPECT_LE(w.p99_ns, w.max_ns);
+  }
+  expect_accounting(r.value());
+}
+
+TEST_F(RunnerTest, RateLadderWithWarmupHoldsTheFirstLevelFirst) {
+  RunOptions o = options_for("/bytes/10");
+  o.rate_per_s = 1;  // selects rate mode; the ladder sets every level
+  o.warmup_ns = 200 * kNsPerMs;
+  o.stages = {{400 * kNsPerMs, 500, true}, {400 * kNsPerMs, 1000, true}};
+  o.ladder = true;
+  o.duration_ns = 800 * kNsPerMs;
+  o.interval_ns = 200 * kNsPerMs;
+  auto r = run_load(o, nullptr);
+  ASSERT_TRUE(r.ok());
+  // Warm-up: 100 requests at 500/s, not counted; then exactly 200 + 400 planned and completed.
+  EXPECT_EQ(server_->stats().requests, 700u);
+  EXPECT_EQ(r->counters.completed, 600u);
+  ASSERT_EQ(r->steps.size(), 2u);
+  // Rows count completions: on a busy machine a response may cross into the next step (or, for
+  // the last warm-up request, past the warm-up, where it is not counted at all).
+  EXPECT_NEAR(static_cast<double>(r->steps[0].completed), 200.0, 2.0);
+  EXPECT_EQ(r->steps[0].completed + r->steps[1].completed, 600u);
+  EXPECT_NEAR(static_cast<double>(sum_completed(r->intervals, true)), 100.0, 2.0);
+  EXPECT_EQ(sum_completed(r->intervals, false), 600u);
+  EXPECT_EQ(r->intervals.back().target_end, 1000.0);
+  expect_accounting(r.value());
+}
+
 TEST(Runner, EffectiveThreads) {
   EXPECT_EQ(effective_threads(8, 3), 3u);
   EXPECT_EQ(effective_threads(2, 50), 2u);
