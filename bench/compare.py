@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compare.py - side-by-side HTTP/1.1 load-generator comparison on loopback (hail vs wrk, ...).
+"""compare.py - side-by-side HTTP load-generator comparison on loopback (hail vs wrk, h2load, ...).
 
 Starts a private nginx (one worker, pinned to one CPU), runs each generator pinned to another CPU,
 interleaves the tools over repetitions (the order rotates every repetition), waits for a quiet
@@ -11,12 +11,15 @@ machine before every run, and reports per tool:
   * ratios to wrk computed within the same repetition, summarised as medians.
 
 With --callgrind it also measures user-space instructions per request under valgrind.
+TLS scenarios (h2tls:FILE, h1tls:FILE) run against the same nginx on two more ports (HTTP/2 and
+HTTP/1.1 over TLS, a throw-away self-signed certificate) and compare hail with h2load.
 Standard library only; see bench/README.md.  Run `python3 bench/compare.py --help`.
 """
 
 import argparse
 import csv
 import datetime
+import json
 import os
 import platform
 import re
@@ -37,6 +40,18 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_HAIL = REPO / "build" / "release" / "hail"
 DEFAULT_SCENARIOS = "1k:ka,100k:ka,1m:ka,1k:close,10k-conns"
 KNOWN_TOOLS = ("wrk", "hail", "h2load", "ab")
+# which tools can run which protocol ("http" = the cleartext HTTP/1.1 scenarios)
+TOOLS_FOR = {
+    "http": KNOWN_TOOLS,
+    "h2tls": ("hail", "h2load"),
+    "h1tls": ("hail", "h2load", "wrk"),
+}
+# the reference tool of each protocol: ratios in its tables are taken to this tool's runs
+BASE_TOOL = {"http": "wrk", "h2tls": "h2load", "h1tls": "h2load"}
+# TLS 1.3 cipher suite that nginx allows (all tools then use the same one; OpenSSL's clients
+# prefer TLS_AES_256_GCM_SHA384, h2load TLS_AES_128_GCM_SHA256) and the TLS 1.2 equivalent
+DEFAULT_TLS_SUITE = "TLS_AES_128_GCM_SHA256"
+TLS12_CIPHERS = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 # files served by nginx: key -> (name, size in bytes or None for the small HTML page)
@@ -90,6 +105,22 @@ def schedstat_ns(pid):
             return int(f.read().split()[0])
     except (OSError, ValueError, IndexError):
         return 0
+
+
+def process_cpu_ns(pid):
+    """CPU time (user+sys, ns) of all threads of a process, from /proc/PID/task/*/schedstat."""
+    total = 0
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
 
 
 def vm_hwm_kib(pid):
@@ -168,17 +199,26 @@ def cpu_model():
 
 
 class Scenario:
-    def __init__(self, name, key, mode, conns, dur):
+    def __init__(self, name, key, mode, conns, dur, proto="http", streams=1):
         self.name, self.key, self.mode, self.conns, self.dur = name, key, mode, conns, dur
+        self.proto, self.streams = proto, streams  # proto: http | h2tls | h1tls
         self.path = "/" + FILES[key][0]
+
+    @property
+    def tls(self):
+        return self.proto != "http"
 
     def describe(self, size):
         what = "keep-alive" if self.mode == "ka" else "Connection: close (a new connection per request)"
+        if self.proto == "h2tls":
+            what = "HTTP/2 over TLS (ALPN h2), %d streams per connection, keep-alive" % self.streams
+        elif self.proto == "h1tls":
+            what = "HTTP/1.1 over TLS (ALPN http/1.1), keep-alive"
         return "%s: GET %s (%d-byte body), %s, %d connections, %d s" % (
             self.name, self.path, size, what, self.conns, self.dur)
 
 
-def parse_scenarios(spec, conns, dur):
+def parse_scenarios(spec, conns, dur, streams=10):
     out = []
     for item in (x.strip() for x in spec.split(",")):
         if not item or item == "none":
@@ -188,25 +228,39 @@ def parse_scenarios(spec, conns, dur):
             n = int(m.group(1)) * (1000 if m.group(2) else 1)
             out.append(Scenario(item, "1k", "ka", n, 5))
             continue
+        m = re.fullmatch(r"(h2tls|h1tls):(index|1k|100k|1m)", item)
+        if m:  # keep-alive over TLS: HTTP/2 with `streams` streams per connection, or HTTP/1.1
+            proto = m.group(1)
+            out.append(Scenario(item, m.group(2), "ka", conns, dur, proto, streams if proto == "h2tls" else 1))
+            continue
         m = re.fullmatch(r"(index|1k|100k|1m):(ka|close)", item)
         if not m:
             die("unknown scenario %r (FILE:MODE with FILE in index,1k,100k,1m and MODE ka|close, "
-                "or Nk-conns such as 10k-conns)" % item)
+                "h2tls:FILE or h1tls:FILE, or Nk-conns such as 10k-conns)" % item)
         out.append(Scenario(item, m.group(1), m.group(2), conns, dur))
     return out
 
 
-def tool_command(tool, sc, url, hail, conns=None, dur=None):
-    """(argv, stop_after): stop_after = seconds after which the harness sends SIGINT, or None."""
+def tool_command(tool, sc, url, hail, conns=None, dur=None, json_path=None):
+    """(argv, stop_after): stop_after = seconds after which the harness sends SIGINT, or None.
+
+    json_path: hail only, where its JSON report goes (--json; the text report stays on stdout)."""
     c = sc.conns if conns is None else conns
     d = sc.dur if dur is None else dur
     close = sc.mode == "close"
+    proto = getattr(sc, "proto", "http")
     if tool == "wrk":
         return ["wrk", "-t1", "-c%d" % c, "-d%ds" % d] + (["-H", "Connection: close"] if close else []) + [url], None
     if tool == "hail":
-        return [hail, "-t1", "-c%d" % c, "-d%ds" % d, "-q"] + (["--no-keepalive"] if close else []) + [url], None
+        extra = {"h2tls": ["--streams", str(sc.streams)], "h1tls": ["--h1"]}.get(proto, [])
+        return ([hail, "-t1", "-c%d" % c] + extra + ["-d%ds" % d, "-q"] + (["--no-keepalive"] if close else [])
+                + (["--json", str(json_path)] if json_path else []) + [url]), None
     if tool == "h2load":
-        argv = ["h2load", "--h1", "-t1", "-c%d" % c, "-D%d" % d] + (["-H", "Connection: close"] if close else []) + [url]
+        # cleartext and h1tls: HTTP/1.1 (--h1); h2tls: HTTP/2 chosen by ALPN, -m streams per connection
+        if proto == "h2tls":
+            argv = ["h2load", "-t1", "-c%d" % c, "-m%d" % sc.streams, "-D%d" % d, url]
+        else:
+            argv = ["h2load", "--h1", "-t1", "-c%d" % c, "-D%d" % d] + (["-H", "Connection: close"] if close else []) + [url]
         # h2load -D never ends when the server closes every connection: the harness stops it.
         return argv, (d if close else None)
     if tool == "ab":
@@ -216,7 +270,7 @@ def tool_command(tool, sc, url, hail, conns=None, dur=None):
 
 def parse_tool_output(tool, text):
     """Best-effort parse of what the tool itself claims (cross-checks only)."""
-    out = {"tool_rps": "", "tool_conns": "", "tool_errors": ""}
+    out = {"tool_rps": "", "tool_conns": "", "tool_errors": "", "tool_completed": "", "tls_info": ""}
     pats = {
         "wrk": r"^Requests/sec:\s*([\d.]+)",
         "hail": r"^Requests/sec:\s*([\d.]+)",
@@ -240,6 +294,17 @@ def parse_tool_output(tool, text):
         m = re.search(r"^requests: .*", text, re.M)
         if m and re.search(r"\b[1-9]\d* (failed|errored|timeout)", m.group(0)):
             out["tool_errors"] = m.group(0)
+        m = re.search(r"^requests: .*?(\d+) succeeded", text, re.M)
+        if m:
+            out["tool_completed"] = m.group(1)
+        m = re.search(r"^TLS Protocol:\s*(\S+)", text, re.M)
+        if m:
+            info = [m.group(1)]
+            for pat in (r"^Cipher:\s*(\S+)", r"^Application protocol:\s*(\S+)"):
+                m = re.search(pat, text, re.M)
+                if m:
+                    info.append(m.group(1))
+            out["tls_info"] = " ".join(info)
     elif tool == "ab":
         m = re.search(r"^Failed requests:\s*(\d+)", text, re.M)
         if m and int(m.group(1)):
@@ -252,12 +317,34 @@ def parse_tool_output(tool, text):
 
 
 class Nginx:
-    def __init__(self, binary, workdir, cpu, nofile):
+    """The private nginx. With tls=True it also listens with `ssl http2` on tls_h2_port and with
+    `ssl` (HTTP/1.1 only: ALPN offers nothing else) on tls_h1_port, with a self-signed P-256
+    certificate generated at start; stub_status stays on the cleartext port (counts are global)."""
+
+    def __init__(self, binary, workdir, cpu, nofile, tls=False, tls_suite=DEFAULT_TLS_SUITE):
         self.binary, self.dir, self.cpu, self.nofile = binary, workdir / "nginx", cpu, nofile
         self.www = workdir / "www"
         self.proc = None
         self.worker = None
         self.port = None
+        self.tls, self.tls_suite = tls, tls_suite
+        self.tls_h2_port = self.tls_h1_port = None
+
+    def port_for(self, proto):
+        return {"http": self.port, "h2tls": self.tls_h2_port, "h1tls": self.tls_h1_port}[proto]
+
+    def make_certificate(self):
+        """A throw-away self-signed certificate (ECDSA P-256, 2 days) for localhost / 127.0.0.1."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        cmd = ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+               "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+               "-keyout", str(self.dir / "key.pem"), "-out", str(self.dir / "cert.pem")]
+        try:
+            p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            die("openssl req failed: %s" % e)
+        if p.returncode != 0:
+            die("openssl req failed (exit %d):\n%s" % (p.returncode, p.stderr))
 
     def write_content(self):
         self.www.mkdir(parents=True, exist_ok=True)
@@ -298,6 +385,17 @@ class Nginx:
             "        location = /nginx_status { stub_status; }",
             # small bodies: a plain write() is cheaper than sendfile(); big bodies: sendfile, no cork
             "        location ~ ^/(%s)$ { sendfile off; }" % small,
+        ] + ([
+            # TLS: HTTP/2 (ALPN h2, then http/1.1) and HTTP/1.1 only on two more ports; one TLS 1.3
+            # suite so that every client uses the same cipher; nginx 1.22's default lacks TLSv1.3
+            "        listen 127.0.0.1:%d ssl http2 backlog=16384;" % self.tls_h2_port,
+            "        listen 127.0.0.1:%d ssl backlog=16384;" % self.tls_h1_port,
+            "        ssl_certificate %s/cert.pem;" % d,
+            "        ssl_certificate_key %s/key.pem;" % d,
+            "        ssl_protocols TLSv1.2 TLSv1.3;",
+            "        ssl_ciphers %s;" % TLS12_CIPHERS,
+            "        ssl_conf_command Ciphersuites %s;" % self.tls_suite,
+        ] if self.tls else []) + [
             "    }",
             "}",
             "",
@@ -306,8 +404,15 @@ class Nginx:
 
     def start(self):
         self.write_content()
+        if self.tls:
+            self.make_certificate()
         for attempt in range(5):
             self.port = free_port()
+            if self.tls:
+                while True:
+                    self.tls_h2_port, self.tls_h1_port = free_port(), free_port()
+                    if len({self.port, self.tls_h2_port, self.tls_h1_port}) == 3:
+                        break
             self.write_config()
             errlog = self.dir / "error.log"
             out = open(self.dir / "stdout.log", "wb")
@@ -390,6 +495,8 @@ CSV_FIELDS = [
     "rps", "window_ok", "rps_overall", "client_user_s", "client_sys_s", "client_us_per_req",
     "peak_rss_kib", "ru_maxrss_kib", "srv_cpu_pct", "srv_us_per_req", "foreign_pct",
     "tool_rps", "tool_conns", "tool_errors", "kept", "command",
+    # added with the TLS scenarios (filled for every run where available)
+    "client_us_per_req_steady", "tool_completed", "tool_in_flight", "tls_info",
 ]
 
 
@@ -491,10 +598,13 @@ class Harness:
     # ---- one benchmark run
     def measure(self, tool, sc, rep, attempt):
         a = self.args
-        url = "http://127.0.0.1:%d%s" % (self.nginx.port, sc.path)
-        argv, stop_after = tool_command(tool, sc, url, a.hail)
-        pinned = ["taskset", "-c", str(a.client_cpu)] + argv
+        proto = getattr(sc, "proto", "http")
+        url = "%s://127.0.0.1:%d%s" % ("https" if proto != "http" else "http", self.nginx.port_for(proto), sc.path)
         logfile = self.workdir / "logs" / ("%s_%s_r%d_a%d.log" % (sc.name.replace(":", "_"), tool, rep, attempt))
+        # hail's JSON report (TLS scenarios): completed requests, negotiated protocol and cipher
+        json_path = logfile.with_suffix(".json") if (tool == "hail" and proto != "http") else None
+        argv, stop_after = tool_command(tool, sc, url, a.hail, json_path=json_path)
+        pinned = ["taskset", "-c", str(a.client_cpu)] + argv
         hard = sc.dur * 3 + 15
         lo, hi = (1.0, sc.dur - 1.0) if sc.dur >= 3 else (0.2, sc.dur * 0.8)
 
@@ -517,10 +627,11 @@ class Harness:
                 if marks and now >= marks[0]:
                     marks.pop(0)
                     state["calls"] += 1
+                    cpu_ns = process_cpu_ns(pid)  # the generator's CPU so far (all its threads)
                     ta = time.monotonic()
                     try:
                         acc, req, act = self.nginx.stub()
-                        state["samples"].append(((ta + time.monotonic()) / 2, req, act))
+                        state["samples"].append(((ta + time.monotonic()) / 2, req, act, cpu_ns))
                     except OSError:
                         pass
 
@@ -540,6 +651,11 @@ class Harness:
         window_ok = len(s) == 2 and s[1][0] < t_end and s[1][0] > s[0][0]
         rps_overall = reqs / wall if wall > 0 else 0.0
         rps = (s[1][1] - s[0][1] - 1) / (s[1][0] - s[0][0]) if window_ok else rps_overall
+        # client CPU per request inside the steady window: start-up (connects, TLS handshakes) and
+        # teardown excluded; /proc/PID/task/*/schedstat of the generator at the two window samples
+        steady_us = ""
+        if window_ok and s[0][3] is not None and s[1][3] is not None and s[1][1] - s[0][1] - 1 > 0:
+            steady_us = "%.4f" % ((s[1][3] - s[0][3]) / 1e3 / (s[1][1] - s[0][1] - 1))
         active = max((x[2] - 1 for x in s), default=0)
         cpu = ru.ru_utime + ru.ru_stime
         srv_s = (srv1 - srv0) / 1e9
@@ -549,6 +665,8 @@ class Harness:
         except OSError:
             text = ""
         claims = parse_tool_output(tool, text)
+        if json_path is not None:
+            claims.update(parse_hail_json(json_path))
         row = {
             "scenario": sc.name, "rep": rep, "tool": tool, "attempt": attempt, "exit": code,
             "wall_s": "%.3f" % wall, "srv_requests": reqs, "srv_accepts": accepts, "srv_active": active,
@@ -560,6 +678,7 @@ class Harness:
             "srv_us_per_req": "%.4f" % (srv_s * 1e6 / reqs) if reqs > 0 else "",
             "foreign_pct": "%.1f" % max(0.0, foreign),
             "command": shlex.join(pinned),
+            "client_us_per_req_steady": steady_us,
         }
         row.update(claims)
         log("#   %-7s rep %d%s: %9.0f req/s  %6s us/req  rss %6s KiB  conns %6d  foreign %4.1f%%  exit %d%s" % (
@@ -571,9 +690,13 @@ class Harness:
     def run_scenarios(self, scenarios, tools):
         a = self.args
         for sc in scenarios:
-            log("# scenario %s" % sc.name)
+            sc_tools = [t for t in tools if t in TOOLS_FOR[sc.proto]]
+            skipped = [t for t in tools if t not in sc_tools]
+            log("# scenario %s%s" % (sc.name, " (not for %s)" % ", ".join(skipped) if skipped else ""))
+            if not sc_tools:
+                continue
             for rep in range(1, a.reps + 1):
-                order = tools[(rep - 1) % len(tools):] + tools[:(rep - 1) % len(tools)]
+                order = sc_tools[(rep - 1) % len(sc_tools):] + sc_tools[:(rep - 1) % len(sc_tools)]
                 for tool in order:
                     attempts = []
                     while True:
@@ -654,20 +777,29 @@ class Harness:
         print("- method: nginx 1 worker on CPU %d, generator -t1 on CPU %d; %d repetition(s), tool order rotating; "
               "requests counted by nginx stub_status; client CPU = user+sys of the generator (wait4)" % (
                   a.server_cpu, a.client_cpu, a.reps))
+        if any(sc.tls for sc in scenarios):
+            print("- TLS: nginx `ssl_protocols TLSv1.2 TLSv1.3`, TLS 1.3 suite %s only, self-signed ECDSA P-256 "
+                  "certificate; h2tls: ALPN h2, %d streams per connection; ratios to h2load" % (
+                      a.tls_suite, a.h2_streams))
         sys.stdout.flush()
 
     def print_tables(self):
         a = self.args
+        targets = []  # TLS scenarios: (scenario, hail÷ref ratios of req/s, µs/req, steady µs/req, ref tool)
         for scname in dict.fromkeys(r["scenario"] for r in self.rows):
             rs = [r for r in self.rows if r["scenario"] == scname]
             sc = self.scenario_by_name[scname]
+            tls = sc.tls
+            bt = BASE_TOOL[sc.proto]  # wrk for the cleartext scenarios, h2load for TLS
             size = (self.nginx.www / FILES[sc.key][0]).stat().st_size
             print()
             print("## " + sc.describe(size))
             print()
-            hdr = ["tool", "n", "req/s (server, steady)", "client µs/req", "µs/req ÷ wrk", "req/s ÷ wrk",
-                   "nginx µs/req", "client+nginx ÷ wrk", "peak RSS KiB", "conns opened", "conns active",
+            hdr = ["tool", "n", "req/s (server, steady)", "client µs/req", "µs/req ÷ " + bt, "req/s ÷ " + bt,
+                   "nginx µs/req", "client+nginx ÷ " + bt, "peak RSS KiB", "conns opened", "conns active",
                    "foreign %"]
+            if tls:  # client CPU per request inside the steady window (no handshakes, no start-up)
+                hdr[6:6] = ["client µs/req, steady", "steady ÷ " + bt]
             print("| " + " | ".join(hdr) + " |")
             print("|" + "|".join(["---"] + ["---:"] * (len(hdr) - 1)) + "|")
             # statistics over undisturbed runs when a tool has any (n = undisturbed/total)
@@ -677,7 +809,7 @@ class Harness:
                 clean = [r for r in tr if float(r["foreign_pct"]) <= a.foreign_max]
                 used[tool] = (clean or tr, len(tr))
                 nclean[tool] = len(clean)
-            wrk = {r["rep"]: r for r in used.get("wrk", ([], 0))[0]}
+            wrk = {r["rep"]: r for r in used.get(bt, ([], 0))[0]}  # the reference tool's runs
 
             def num(r, k):
                 return float(r[k]) if r.get(k) not in (None, "") else None
@@ -700,19 +832,27 @@ class Harness:
                 cli = lambda r: num(r, "client_us_per_req")
                 codes = sorted({int(r["exit"]) for r in tr})
                 name = tool if codes == [0] else "%s (exit %s)" % (tool, "/".join(map(str, codes)))
-                print("| " + " | ".join([
+                steady = lambda r: num(r, "client_us_per_req_steady")
+                cols = [
                     name, "%d/%d" % (nclean[tool], total_runs),
                     median_range([float(r["rps"]) for r in tr], "%.0f"),
                     median_range([v for v in map(cli, tr) if v is not None], "%.3f"),
                     median_range(ratio(tr, cli), "%.2f"),
                     median_range(ratio(tr, lambda r: num(r, "rps")), "%.2f"),
+                ] + ([
+                    median_range([v for v in map(steady, tr) if v is not None], "%.3f"),
+                    median_range(ratio(tr, steady), "%.2f"),
+                ] if tls else []) + [
                     median_range([v for v in (num(r, "srv_us_per_req") for r in tr) if v is not None], "%.3f"),
                     median_range(ratio(tr, total), "%.2f"),
                     median_range([float(r["peak_rss_kib"]) for r in tr], "%.0f"),
                     median_range([float(r["srv_accepts"]) for r in tr], "%.0f"),
                     median_range([float(r["srv_active"]) for r in tr], "%.0f"),
                     median_range([float(r["foreign_pct"]) for r in tr], "%.1f"),
-                ]) + " |")
+                ]
+                print("| " + " | ".join(cols) + " |")
+                if tls and tool == "hail" and bt in used:
+                    targets.append((sc.name, ratio(tr, lambda r: num(r, "rps")), ratio(tr, cli), ratio(tr, steady), bt))
                 for r in tr:
                     if r["tool_errors"]:
                         notes.append("%s rep %s reported errors: %s" % (tool, r["rep"], r["tool_errors"]))
@@ -723,10 +863,34 @@ class Harness:
                 if any(diffs):
                     notes.append("%s: nginx accepted %s more connections than %s reports opening (per run: %s)"
                                  % (tool, median_range(diffs, "%.0f"), tool, ", ".join(map(str, diffs))))
+                if tls:
+                    # the tool's own count of completed requests against nginx's (whole run)
+                    done = [(r, int(r["tool_completed"])) for r in tr if r.get("tool_completed")]
+                    if done:
+                        notes.append("%s: nginx counted %s requests, %s completed %s (nginx - %s per run: %s)" % (
+                            tool, median_range([float(r["srv_requests"]) for r, _ in done], "%.0f"), tool,
+                            median_range([float(c) for _, c in done], "%.0f"), tool,
+                            ", ".join("%+d%s" % (int(r["srv_requests"]) - c,
+                                                 " (in flight %s)" % r["tool_in_flight"] if r.get("tool_in_flight")
+                                                 else "") for r, c in done)))
+                    infos = sorted({r["tls_info"] for r in tr if r.get("tls_info")})
+                    if infos:
+                        notes.append("%s negotiated: %s" % (tool, "; ".join(infos)))
             if notes:
                 print()
                 for n in notes:
                     print("- " + n)
+        if targets:
+            print()
+            print("## hail against the reference tool over TLS (ratios within each repetition, median (min-max))")
+            print()
+            print("| scenario | req/s ÷ ref (≥ 1 wanted) | client µs/req ÷ ref (≤ 1 wanted) | steady-window µs/req ÷ ref | |")
+            print("|---|---:|---:|---:|---|")
+            for name, rps_r, cpu_r, steady_r, bt in targets:
+                met = (rps_r and cpu_r and statistics.median(rps_r) >= 1.0 and statistics.median(cpu_r) <= 1.0)
+                print("| %s (ref %s) | %s | %s | %s | %s |" % (
+                    name, bt, median_range(rps_r, "%.2f"), median_range(cpu_r, "%.2f"),
+                    median_range(steady_r, "%.2f"), "met" if met else "not met"))
         if self.callgrind_rows:
             print()
             print("## callgrind: user-space instructions per request (GET /1k.bin, keep-alive, 50 connections, "
@@ -757,6 +921,32 @@ class Harness:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+def parse_hail_json(path):
+    """From hail's --json report: completed / in-flight requests, errors, protocol and TLS."""
+    out = {}
+    try:
+        with open(path) as f:
+            j = json.load(f)
+    except (OSError, ValueError):
+        return out
+    req = j.get("requests") or {}
+    if "completed" in req:
+        out["tool_completed"] = str(req["completed"])
+    if "in_flight" in req:
+        out["tool_in_flight"] = str(req["in_flight"])
+    errs = {k: v for k, v in (j.get("errors") or {}).items() if v}
+    if errs:
+        out["tool_errors"] = ", ".join("%s %s" % kv for kv in sorted(errs.items()))
+    tls = j.get("tls") or {}
+    info = [str(tls[k]) for k in ("version", "cipher") if tls.get(k)]
+    if j.get("protocol"):
+        info.append(str(j["protocol"]) + (" x%s streams" % j["streams"] if j.get("streams") else ""))
+    if tls:
+        info.append("%s handshakes" % tls.get("handshakes", "?"))
+    out["tls_info"] = " ".join(info)
+    return out
+
+
 def read_callgrind_total(out, logfile):
     """Total instructions (Ir) from a callgrind out file ("totals:"/"summary:"), else the log."""
     try:
@@ -781,12 +971,16 @@ def main():
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--hail", default=str(DEFAULT_HAIL), help="hail binary")
     p.add_argument("--scenarios", default=DEFAULT_SCENARIOS,
-                   help="comma-separated FILE:MODE (FILE index|1k|100k|1m, MODE ka|close) or Nk-conns; "
-                        "'none' for none (e.g. with --callgrind)")
+                   help="comma-separated FILE:MODE (FILE index|1k|100k|1m, MODE ka|close), h2tls:FILE, "
+                        "h1tls:FILE or Nk-conns; 'none' for none (e.g. with --callgrind)")
     p.add_argument("--reps", type=int, default=3, help="repetitions (tool order rotates every repetition)")
     p.add_argument("--duration", type=int, default=5, help="seconds per run (Nk-conns runs always last 5 s)")
     p.add_argument("--conns", type=int, default=50, help="connections per run (except Nk-conns)")
     p.add_argument("--tools", default="wrk,hail", help="comma-separated, from: " + ",".join(KNOWN_TOOLS))
+    p.add_argument("--h2-streams", type=int, default=10,
+                   help="h2tls scenarios: concurrent streams per connection (hail --streams, h2load -m)")
+    p.add_argument("--tls-suite", default=DEFAULT_TLS_SUITE,
+                   help="the one TLS 1.3 cipher suite nginx allows in TLS scenarios (same for every tool)")
     p.add_argument("--callgrind", action="store_true", help="also measure instructions/request under valgrind")
     p.add_argument("--callgrind-short", type=int, default=2, help=argparse.SUPPRESS)
     p.add_argument("--callgrind-long", type=int, default=4, help=argparse.SUPPRESS)
@@ -802,8 +996,8 @@ def main():
     p.add_argument("--retries", type=int, default=2, help="retries of a disturbed run")
     a = p.parse_args()
 
-    if a.reps < 1 or a.duration < 1 or a.conns < 1:
-        die("--reps, --duration and --conns must be at least 1")
+    if a.reps < 1 or a.duration < 1 or a.conns < 1 or a.h2_streams < 1:
+        die("--reps, --duration, --conns and --h2-streams must be at least 1")
     if a.callgrind_long <= a.callgrind_short:
         die("--callgrind-long must be longer than --callgrind-short")
     if not sys.platform.startswith("linux"):
@@ -835,9 +1029,15 @@ def main():
     if max(a.server_cpu, a.client_cpu) >= ncpu:
         log("# only %d CPU(s): pinning nginx and the generator to CPU 0" % ncpu)
         a.server_cpu = a.client_cpu = 0
-    scenarios = parse_scenarios(a.scenarios, a.conns, a.duration)
+    scenarios = parse_scenarios(a.scenarios, a.conns, a.duration, a.h2_streams)
     if not scenarios and not a.callgrind:
         die("nothing to do (no scenario and no --callgrind)")
+    use_tls = any(sc.tls for sc in scenarios)
+    if use_tls and not shutil.which("openssl"):
+        die("TLS scenarios need the openssl command (a self-signed certificate is made at start)")
+    if use_tls and "h2load" not in avail:
+        log("# warning: TLS scenarios compare with h2load, which is not in --tools (or not installed): "
+            "their ratio columns stay empty")
 
     # file descriptors: as many as the hard limit allows (inherited by nginx and the generators)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -860,10 +1060,12 @@ def main():
     signal.signal(signal.SIGHUP, on_term)
     interrupted = False
     try:
-        h.nginx = Nginx(a.nginx, h.workdir, a.server_cpu, nofile)
+        h.nginx = Nginx(a.nginx, h.workdir, a.server_cpu, nofile, tls=use_tls, tls_suite=a.tls_suite)
         h.nginx.start()
-        log("# nginx pid %d (worker %s) on 127.0.0.1:%d, workdir %s" % (
-            h.nginx.proc.pid, h.nginx.worker, h.nginx.port, h.workdir))
+        log("# nginx pid %d (worker %s) on 127.0.0.1:%d%s, workdir %s" % (
+            h.nginx.proc.pid, h.nginx.worker, h.nginx.port,
+            " (TLS: h2 on %d, http/1.1 on %d)" % (h.nginx.tls_h2_port, h.nginx.tls_h1_port) if use_tls else "",
+            h.workdir))
         for key in ("1m", "1k"):  # warm-up: page cache, open_file_cache
             http_get(h.nginx.port, "/" + FILES[key][0])
         h.print_header(avail, scenarios)

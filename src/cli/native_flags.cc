@@ -10,6 +10,7 @@
 
 #include "cli/arg_parser.h"
 #include "core/units.h"
+#include "net/tls.h"
 #include "report/timeseries_writer.h"
 
 namespace hail {
@@ -42,6 +43,21 @@ enum Flag {
   kThink,
   kInterval,
   kTimeseries,
+  kH1,
+  kH2,
+  kStreams,
+  kPipeline,
+  kHttp09,
+  kUnixSocket,
+  kConnectTo,
+  kSni,
+  kNoTlsResume,
+  kTlsMin,
+  kTlsMax,
+  kCiphers,
+  kVerify,
+  kCacert,
+  kWindowBits,
 };
 
 constexpr FlagSpec kSpecs[] = {
@@ -71,12 +87,28 @@ constexpr FlagSpec kSpecs[] = {
     {kThink, 0, "think", true},
     {kInterval, 0, "interval", true},
     {kTimeseries, 0, "timeseries", true},
+    {kH1, 0, "h1", false},
+    {kH2, 0, "h2", false},
+    {kStreams, 0, "streams", true},
+    {kPipeline, 0, "pipeline", true},
+    {kHttp09, 0, "http0.9", false},
+    {kUnixSocket, 0, "unix-socket", true},
+    {kConnectTo, 0, "connect-to", true},
+    {kSni, 0, "sni", true},
+    {kNoTlsResume, 0, "no-tls-resume", false},
+    {kTlsMin, 0, "tls-min", true},
+    {kTlsMax, 0, "tls-max", true},
+    {kCiphers, 0, "ciphers", true},
+    {kVerify, 0, "verify", false},
+    {kCacert, 0, "cacert", true},
+    {kWindowBits, 0, "window-bits", true},
 };
 
 constexpr uint64_t kDefaultIntervalNs = 1'000'000'000;
 // Closing a window scans its histogram (~30 us): shorter intervals would cost the load measurably.
 constexpr uint64_t kMinIntervalNs = 10'000'000;
 constexpr double kMaxStageConnections = 1'000'000;
+constexpr uint64_t kMaxStreams = 1000;
 
 // A request rate: a positive decimal ("1000", "0.5", "2.5k"), at most 1e9 per second.
 Result<double> parse_rate(const ParsedFlag& f) {
@@ -170,6 +202,48 @@ Status apply_stages(RunOptions& run, const std::optional<LadderSpec>& ladder,
   return ok_status();
 }
 
+// HOST:PORT for --connect-to: a name, an IPv4 literal or a bracketed IPv6 literal, port 1-65535.
+Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& text) {
+  auto url = parse_url("http://" + text + "/");
+  const size_t colon = text.rfind(':');
+  const size_t bracket = text.rfind(']');
+  const bool has_port =
+      colon != std::string::npos && (bracket == std::string::npos || colon > bracket);
+  if (!url || !has_port || url->path != "/") {
+    return make_error(quote(text) + " (expected HOST:PORT, e.g. 10.0.0.2:8080 or [::1]:8080)");
+  }
+  return std::pair<std::string, uint16_t>(url->host, url->port);
+}
+
+// Protocol choices that cannot work together, or need an https:// URL.
+Status check_protocol_flags(const RunOptions& run, const std::string& tls_flag, bool streams_given,
+                            bool window_given) {
+  const bool https = run.url.scheme == "https";
+  if (!tls_flag.empty() && !https) return make_error(tls_flag + " applies to https:// URLs only");
+  const bool may_h2 =
+      run.protocol == HttpProtocol::kHttp2 || (https && run.protocol == HttpProtocol::kAuto);
+  if ((streams_given || window_given) && !may_h2) {
+    return make_error(std::string(streams_given ? "--streams" : "--window-bits") +
+                      " needs HTTP/2: an https:// URL (ALPN) or --h2");
+  }
+  if (run.protocol == HttpProtocol::kHttp2 && (run.request.http_minor == 0 || run.http09)) {
+    return make_error(std::string(run.http09 ? "--http0.9" : "--http1.0") +
+                      " and --h2 given together; use one");
+  }
+  if (run.pipeline > 1) {
+    if (run.protocol == HttpProtocol::kHttp2)
+      return make_error("--pipeline is HTTP/1.1 only (not --h2)");
+    if (!run.request.keep_alive || run.http09) {
+      return make_error(std::string("--pipeline needs keep-alive connections (not ") +
+                        (run.http09 ? "--http0.9" : "--no-keepalive") + ")");
+    }
+  }
+  if (!run.unix_socket.empty() && !run.connect_host.empty()) {
+    return make_error("--unix-socket and --connect-to given together; use one");
+  }
+  return ok_status();
+}
+
 Error bad_value(const ParsedFlag& f, const Error& why) {
   return make_error("invalid value for " + f.spelled + ": " + why.message);
 }
@@ -199,7 +273,8 @@ std::string native_usage() {
        hail serve [options]     built-in target server (hail serve --help)
        hail demo                benchmark the built-in server for about 5 s
 
-Load one URL over HTTP/1.x and report throughput, latency percentiles and every error.
+Load one URL over HTTP/1.x or HTTP/2, cleartext or TLS, and report throughput, latency
+percentiles and every error.
 
 Load:
   -c, --connections N   connections to keep open (default 50)
@@ -232,6 +307,22 @@ Request:
       --body-file FILE  request body read from FILE
       --http1.0         send HTTP/1.0 requests (keep-alive asked with Connection: keep-alive)
       --no-keepalive    a new connection per request (like ab without -k)
+Protocols:
+      --h2 / --h1       force HTTP/2 (ALPN h2, or h2c prior knowledge on http://) / HTTP/1.1;
+                        default: HTTP/2 when TLS's ALPN picks it
+      --streams N       HTTP/2 concurrent streams per connection (like h2load -m)
+      --window-bits N   HTTP/2 flow-control windows of 2^N-1 bytes (16..30, default 30)
+      --pipeline N      HTTP/1.1: up to N requests in flight per connection
+      --http0.9         HTTP/0.9 requests (GET only; the response lasts until the close)
+      --unix-socket P   connect to the Unix domain socket P (the URL gives Host and path)
+      --connect-to H:P  connect to H:P instead of the URL's host ([::1]:8080 for IPv6)
+TLS (https://):
+      --sni NAME        server name sent (default: the URL's host)
+      --no-tls-resume   full handshake on every connection (default: resume sessions)
+      --tls-min V, --tls-max V   TLS versions 1.0 .. 1.3
+      --ciphers LIST    OpenSSL cipher list, or TLS 1.3 suites (TLS_...)
+      --verify          check the certificate and host name (off by default, like wrk)
+      --cacert FILE     trust the PEM certificates in FILE (implies --verify)
 Output:
       --json FILE|-     write the JSON report to FILE ("-": to stdout instead of the text)
       --timeseries FILE per-interval samples as CSV (.csv) or JSON Lines (.jsonl)
@@ -260,6 +351,9 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   uint64_t step_duration_ns = 0;
   std::optional<LadderSpec> ladder;
   uint64_t interval_ns = kDefaultIntervalNs;
+  bool streams_given = false;
+  bool window_given = false;
+  std::string tls_flag;  // the last TLS option given, for the "needs https://" message
   for (const ParsedFlag& f : parsed->flags) {
     switch (f.id) {
       case kConnections: {
@@ -400,6 +494,87 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
         cmd.timeseries_path = f.value;
         break;
       }
+      case kH1:
+      case kH2: {
+        HttpProtocol p = f.id == kH1 ? HttpProtocol::kHttp1 : HttpProtocol::kHttp2;
+        if (run.protocol != HttpProtocol::kAuto && run.protocol != p) {
+          return make_error("--h1 and --h2 given together; use one");
+        }
+        run.protocol = p;
+        break;
+      }
+      case kStreams: {
+        auto v = positive_count(f, kMaxStreams);
+        if (!v) return v.error();
+        run.streams = static_cast<uint32_t>(*v);
+        streams_given = true;
+        break;
+      }
+      case kPipeline: {
+        auto v = positive_count(f, 1024);
+        if (!v) return v.error();
+        run.pipeline = static_cast<uint32_t>(*v);
+        break;
+      }
+      case kHttp09:
+        run.http09 = true;
+        break;
+      case kUnixSocket:
+        if (f.value.empty()) return make_error("--unix-socket needs a path");
+        run.unix_socket = f.value;
+        break;
+      case kConnectTo: {
+        auto target = parse_host_port(f.value);
+        if (!target) return bad_value(f, target.error());
+        run.connect_host = target->first;
+        run.connect_port = target->second;
+        break;
+      }
+      case kSni:
+        if (f.value.empty() || f.value.find_first_of(" /\t") != std::string::npos) {
+          return make_error("invalid value for --sni: " + quote(f.value) + " (a host name)");
+        }
+        run.tls.sni = f.value;
+        tls_flag = f.spelled;
+        break;
+      case kNoTlsResume:
+        run.tls.resume = false;
+        tls_flag = f.spelled;
+        break;
+      case kTlsMin:
+      case kTlsMax: {
+        auto v = parse_tls_version(f.value);
+        if (!v) return bad_value(f, v.error());
+        (f.id == kTlsMin ? run.tls.min_version : run.tls.max_version) = *v;
+        tls_flag = f.spelled;
+        break;
+      }
+      case kCiphers:
+        if (f.value.empty()) return make_error("--ciphers needs a cipher list");
+        // TLS 1.3 suites are named TLS_*; older ciphers use OpenSSL's names (ECDHE-RSA-...).
+        (f.value.rfind("TLS_", 0) == 0 ? run.tls.ciphersuites : run.tls.ciphers) = f.value;
+        tls_flag = f.spelled;
+        break;
+      case kVerify:
+        run.tls.verify = true;
+        tls_flag = f.spelled;
+        break;
+      case kCacert:
+        if (f.value.empty()) return make_error("--cacert needs a file");
+        run.tls.ca_file = f.value;
+        run.tls.verify = true;  // a CA to trust only makes sense when checking
+        tls_flag = f.spelled;
+        break;
+      case kWindowBits: {
+        auto v = parse_count(f.value);
+        if (!v || *v < 16 || *v > 30) {
+          return make_error("invalid value for --window-bits: " + quote(f.value) +
+                            " (16 to 30: windows of 2^N-1 bytes)");
+        }
+        run.window_bits = static_cast<uint32_t>(*v);
+        window_given = true;
+        break;
+      }
       case kMaxConnections: {
         auto v = positive_count(f, 1'000'000);
         if (!v) return v.error();
@@ -428,11 +603,17 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   }
   auto url = parse_url(parsed->positionals[0]);
   if (!url) return url.error();
-  if (url->scheme != "http") {
-    return make_error("unsupported URL scheme \"" + url->scheme + "\" in \"" +
-                      parsed->positionals[0] + "\": only http:// is supported so far");
-  }
   run.url = url.value();
+  if (Status st = check_protocol_flags(run, tls_flag, streams_given, window_given); !st) {
+    return st.error();
+  }
+  if (run.http09) {
+    if (method_given && run.request.method != "GET") {
+      return make_error("--http0.9 sends GET requests only (no -m " + run.request.method + ")");
+    }
+    if (body_given) return make_error("--http0.9 requests have no body");
+    run.request.keep_alive = false;  // HTTP/0.9: the response ends when the server closes
+  }
   run.request.path = run.url.path;
   run.request.authority = run.url.authority();
   if (body_given && !method_given) run.request.method = "POST";

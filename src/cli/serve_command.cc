@@ -34,10 +34,19 @@ int run_serve_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "hail serve: %s\n", server.error().message.c_str());
     return kExitCouldNotRun;
   }
-  const std::string& host = options->host;
-  bool v6 = host.find(':') != std::string::npos;
-  std::printf("listening on http://%s%s%s:%u\n", v6 ? "[" : "", host.c_str(), v6 ? "]" : "",
-              static_cast<unsigned>((*server)->port()));
+  // The first line of stdout, read by scripts and tests: "listening on http://127.0.0.1:8080",
+  // "listening on https://[::1]:8443", "listening on http://localhost (unix socket /tmp/h.sock)"
+  // (the URL a client uses with curl --unix-socket, then the path).
+  const char* scheme = (*server)->tls() ? "https" : "http";
+  if (!(*server)->unix_socket().empty()) {
+    std::printf("listening on %s://localhost (unix socket %s)\n", scheme,
+                (*server)->unix_socket().c_str());
+  } else {
+    const std::string& host = options->host;
+    const bool v6 = host.find(':') != std::string::npos;
+    std::printf("listening on %s://%s%s%s:%u\n", scheme, v6 ? "[" : "", host.c_str(), v6 ? "]" : "",
+                static_cast<unsigned>((*server)->port()));
+  }
   std::fflush(stdout);
   sigset_t set;
   sigemptyset(&set);

@@ -172,4 +172,55 @@ std::string render_request(const RequestSpec& spec) {
   return out;
 }
 
+namespace {
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// RFC 9113 §8.2.2: fields that only mean something on an HTTP/1 connection.
+bool connection_specific(std::string_view name, std::string_view value) {
+  if (iequals(name, "te")) return !iequals(trim_ows(value), "trailers");
+  return iequals(name, "connection") || iequals(name, "keep-alive") ||
+         iequals(name, "proxy-connection") || iequals(name, "transfer-encoding") ||
+         iequals(name, "upgrade");
+}
+}  // namespace
+
+RequestTemplate make_request_template(const RequestSpec& spec, std::string_view scheme,
+                                      bool http09) {
+  RequestTemplate t;
+  // HTTP/0.9 (webbench's default): the method line alone, no version, no fields.
+  t.http1 = http09 ? "GET " + spec.path + "\r\n" : render_request(spec);
+  t.method = spec.method;
+  t.scheme = std::string(scheme);
+  t.authority = spec.authority;
+  t.path = spec.path;
+  t.body = spec.body;
+  t.head = spec.method == "HEAD";
+  bool user_agent = false;
+  bool accept = false;
+  for (const auto& [name, value] : spec.headers) {
+    if (iequals(name, "host")) {
+      t.authority = value;  // -H "Host: x" names the authority, as it does in HTTP/1
+      continue;
+    }
+    if (connection_specific(name, value)) continue;
+    user_agent = user_agent || iequals(name, "user-agent");
+    accept = accept || iequals(name, "accept");
+    t.h2_fields.emplace_back(lower(name), value);
+  }
+  if (!user_agent) t.h2_fields.emplace_back("user-agent", "hail/" HAIL_VERSION_STRING);
+  if (!accept) t.h2_fields.emplace_back("accept", "*/*");
+  const bool method_has_content =
+      spec.method == "POST" || spec.method == "PUT" || spec.method == "PATCH";
+  if ((!spec.body.empty() || method_has_content) && !user_has(spec, "Content-Length")) {
+    t.h2_fields.emplace_back("content-length", std::to_string(spec.body.size()));
+  }
+  return t;
+}
+
 }  // namespace hail

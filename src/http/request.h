@@ -32,6 +32,26 @@ struct RequestSpec {
 // "Connection: keep-alive" (ab-compat: what ab -k sends). Expects a spec validate_request accepted.
 std::string render_request(const RequestSpec& spec);
 
+// One request as every protocol session needs it, built once per run (per URL) and read-only after:
+// the rendered HTTP/1.x bytes, and the HTTP/2 view of the same request (RFC 9113 §8.3:
+// pseudo-header fields, lower-case field names, no connection-specific fields).
+struct RequestTemplate {
+  std::string http1;  // render_request(spec), or "GET /path\r\n" for HTTP/0.9
+  std::string method;
+  std::string scheme;     // "http" or "https"
+  std::string authority;  // the Host value (a user -H "Host: x" wins)
+  std::string path;
+  // Fields other than Host, lower-case names; Connection, Keep-Alive, Proxy-Connection,
+  // Transfer-Encoding and Upgrade are left out (RFC 9113 §8.2.2), TE only as "trailers".
+  std::vector<std::pair<std::string, std::string>> h2_fields;
+  std::string body;
+  bool head = false;  // a HEAD request: no response body follows
+};
+
+// The template of `spec` for a URL with this scheme. http09: the HTTP/0.9 form (GET only).
+RequestTemplate make_request_template(const RequestSpec& spec, std::string_view scheme,
+                                      bool http09 = false);
+
 // "Name: value" from -H. The name must be a non-empty token (RFC 9110 §5.1) directly followed by
 // the colon; whitespace around the value is dropped; control characters other than HTAB (CR and LF
 // above all: they would let a header smuggle another) are rejected.

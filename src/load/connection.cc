@@ -4,13 +4,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 
 #include "core/clock.h"
+#include "core/errno_reason.h"
 #include "load/worker.h"
 
 namespace hail {
@@ -23,24 +22,26 @@ constexpr size_t kReadChunk = 16 * 1024;
 // Upper bound for one MSG_TRUNC discard (it only frees socket buffers; the size is not copied).
 constexpr size_t kMaxSkip = size_t{1} << 30;
 constexpr uint32_t kMinBackoffMs = 5;
-
-// recv(MSG_TRUNC) on TCP drops up to `len` received bytes without copying them anywhere. Issued as
-// a raw syscall: sanitizers' recv interceptors would otherwise record a write of `len` bytes at
-// the null buffer, a false data race between workers under ThreadSanitizer.
-ssize_t discard(int fd, size_t len) {
-  return syscall(SYS_recvfrom, fd, nullptr, len, MSG_TRUNC | MSG_DONTWAIT, nullptr, nullptr);
-}
 constexpr uint32_t kMaxBackoffMs = 1000;
 // Edge-triggered with both directions from the start: no epoll_ctl is ever needed after the
 // connection is registered (connect completion arrives as EPOLLOUT, responses as EPOLLIN).
 constexpr uint32_t kEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 }  // namespace
 
+Connection::~Connection() = default;
+
 void Connection::init(Worker* worker, uint32_t index) {
   worker_ = worker;
   index_ = index;
   timer_.fn = &Connection::on_timer;
   timer_.ctx = this;
+  transport_ = worker->new_transport();
+  const WorkerConfig& c = worker->config();
+  const uint32_t depth = std::max({c.pipeline, c.h2.max_streams, 1u});
+  h1_.configure(c.pipeline, c.http09);
+  slots_.assign(depth, Slot{});
+  free_slots_.clear();
+  for (uint32_t i = depth; i > 0; --i) free_slots_.push_back(i - 1);
 }
 
 void Connection::start() {
@@ -55,7 +56,7 @@ void Connection::connect_now() {
   connect_start_ns_ = w.loop().refresh_now_ns();
   fd_ = socket(addr.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) {
-    on_connect_failed(errno);
+    on_connect_failed(errno_reason(errno));
     return;
   }
   if (addr.family() != AF_UNIX) {
@@ -64,19 +65,19 @@ void Connection::connect_now() {
   }
   int rc = connect(fd_, reinterpret_cast<const sockaddr*>(&addr.storage), addr.len);
   if (rc != 0 && errno != EINPROGRESS) {
-    on_connect_failed(errno);
+    on_connect_failed(errno_reason(errno));
     return;
   }
   if (int err = w.loop().add(fd_, kEvents, this); err != 0) {
-    on_connect_failed(err);
+    on_connect_failed(errno_reason(err));
     return;
   }
-  // The connect deadline shares the request timeout.
+  // The connect (and TLS handshake) deadline shares the request timeout.
   deadline_ns_ = connect_start_ns_ + w.config().timeout_ns;
   w.loop().arm(timer_, deadline_ns_);
 }
 
-void Connection::on_connect_failed(int err) {
+void Connection::on_connect_failed(const char* reason) {
   Worker& w = *worker_;
   close_fd();
   w.on_connect_end();
@@ -84,7 +85,7 @@ void Connection::on_connect_failed(int err) {
     const bool counted = w.loop().now_ns() >= w.config().measure_start_ns;
     if (counted) {
       w.recorder().on_error(ErrorClass::kConnect);
-      w.recorder().on_error_reason(ErrorClass::kConnect, errno_reason(err));
+      w.recorder().on_error_reason(ErrorClass::kConnect, reason);
     }
     w.window_error(counted, ErrorClass::kConnect);
   }
@@ -99,6 +100,34 @@ void Connection::on_connect_failed(int err) {
 
 void Connection::on_connected(uint64_t now_ns) {
   Worker& w = *worker_;
+  if (now_ns >= w.config().measure_start_ns) w.recorder().on_connect(now_ns - connect_start_ns_);
+  transport_->attach(fd_);
+  if (!transport_->is_tls()) {
+    on_handshake_done(now_ns);
+    return;
+  }
+  state_ = State::kHandshaking;
+  handshake_start_ns_ = now_ns;
+  drive_handshake(now_ns);
+}
+
+void Connection::drive_handshake(uint64_t now_ns) {
+  IoResult r = transport_->handshake();
+  if (r.status == IoStatus::kOk) {
+    Worker& w = *worker_;
+    now_ns = w.loop().refresh_now_ns();
+    if (now_ns >= w.config().measure_start_ns) {
+      w.recorder().on_tls_handshake(now_ns - handshake_start_ns_, transport_->tls_resumed());
+    }
+    on_handshake_done(now_ns);
+    return;
+  }
+  if (r.status == IoStatus::kWouldBlock) return;  // the next edge drives it on
+  on_connect_failed(r.status == IoStatus::kEof ? "TLS handshake: connection closed" : r.reason);
+}
+
+void Connection::on_handshake_done(uint64_t now_ns) {
+  Worker& w = *worker_;
   state_ = State::kOpen;
   backoff_ms_ = 0;
   w.on_connect_end();
@@ -106,242 +135,261 @@ void Connection::on_connected(uint64_t now_ns) {
   w.recorder().on_connection_opened();
   w.on_opened();
   opened_ = true;
-  if (now_ns >= w.config().measure_start_ns) w.recorder().on_connect(now_ns - connect_start_ns_);
+  const bool h2 = w.use_h2(transport_->alpn());
+  if (h2 && !h2_) h2_ = w.new_h2_session();
+  session_ = h2 && h2_ ? h2_.get() : static_cast<ClientSession*>(&h1_);
+  w.recorder().on_protocol(h2 && h2_, transport_->tls_version(), transport_->tls_cipher());
+  session_->reset();
+  w.loop().cancel(timer_);
   become_ready(now_ns);
 }
 
 void Connection::become_ready(uint64_t now_ns) {
   if (worker_->rate_mode()) {
+    if (!flush_write()) return;  // HTTP/2: the preface goes out at once
     worker_->on_idle(this);
-  } else {
-    send_request(now_ns, now_ns);
+    return;
+  }
+  fill(now_ns);
+  flush_write();
+}
+
+bool Connection::submit(uint64_t now_ns, uint64_t planned_ns) {
+  Worker& w = *worker_;
+  if (!w.keeps(index_)) {
+    // The connection target shrank while this one was connecting or waiting.
+    if (in_flight_ == 0) retire();
+    return false;
+  }
+  bool counted = false;
+  if (free_slots_.empty() || !w.acquire_request(planned_ns, &counted)) {
+    if (in_flight_ == 0) state_ = State::kIdle;  // the plan is done with this connection
+    return false;
+  }
+  const uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  slots_[slot] = Slot{now_ns, planned_ns, true, counted};
+  ++in_flight_;
+  thinking_ = false;
+  session_->submit(slot, w.request_template());
+  if (counted) w.recorder().on_attempt();
+  // Lazy timeout: the timer is armed for the oldest request and re-armed when it fires early.
+  if (!timer_.armed()) w.loop().arm(timer_, now_ns + w.config().timeout_ns);
+  return true;
+}
+
+void Connection::fill(uint64_t now_ns) {
+  while (state_ == State::kOpen && session_->capacity() > 0 && submit(now_ns, now_ns)) {
   }
 }
 
 void Connection::send_planned(uint64_t planned_ns) {
-  send_request(worker_->loop().refresh_now_ns(), planned_ns);
-}
-
-void Connection::send_request(uint64_t now_ns, uint64_t planned_ns) {
-  Worker& w = *worker_;
-  if (!w.keeps(index_)) {
-    retire();  // the connection target shrank while this one was connecting or waiting
-    return;
-  }
-  if (!w.acquire_request(planned_ns, &counted_)) {
-    state_ = State::kIdle;  // the plan is done with this connection
-    return;
-  }
-  in_flight_ = true;
-  thinking_ = false;
-  first_byte_seen_ = false;
-  send_ns_ = now_ns;
-  planned_ns_ = planned_ns;
-  write_offset_ = 0;
-  parser_.begin_response(w.config().head_request);
-  if (counted_) w.recorder().on_attempt();
-  // Lazy timeout: only the deadline moves per request; the timer is re-armed when it fires early.
-  deadline_ns_ = now_ns + w.config().timeout_ns;
-  if (!timer_.armed()) w.loop().arm(timer_, deadline_ns_);
-  flush_write();
+  if (submit(worker_->loop().refresh_now_ns(), planned_ns)) flush_write();
 }
 
 bool Connection::flush_write() {
   Worker& w = *worker_;
-  const std::string& req = w.config().request;
-  while (write_offset_ < req.size()) {
-    ssize_t n = send(fd_, req.data() + write_offset_, req.size() - write_offset_,
-                     MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) {
-      write_offset_ += static_cast<size_t>(n);
-      if (counted_) w.recorder().on_bytes_written(static_cast<uint64_t>(n));
+  for (;;) {
+    std::string_view out = session_->pending_output();
+    if (out.empty()) return true;
+    IoResult r = transport_->write(out.data(), out.size());
+    if (r.status == IoStatus::kOk) {
+      session_->consume_output(r.bytes);
+      if (w.loop().now_ns() >= w.config().measure_start_ns) {
+        w.recorder().on_bytes_written(r.bytes);
+      }
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;  // EPOLLOUT resumes
-    fail_request(ErrorClass::kWrite, errno_reason(errno));
+    if (r.status == IoStatus::kWouldBlock) return true;  // EPOLLOUT resumes
+    fail_all(ErrorClass::kWrite, r.reason);
+    reconnect();
     return false;
   }
-  return true;
 }
 
 void Connection::on_io(uint32_t events) {
   Worker& w = *worker_;
   if (w.finished()) return;
-  if (state_ == State::kConnecting) {
-    if (events & (EPOLLERR | EPOLLHUP)) {
-      int err = 0;
-      socklen_t len = sizeof err;
-      getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len);
-      on_connect_failed(err != 0 ? err : ECONNRESET);
-      return;
+  switch (state_) {
+    case State::kConnecting: {
+      if (events & (EPOLLERR | EPOLLHUP)) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len);
+        on_connect_failed(errno_reason(err != 0 ? err : ECONNRESET));
+        return;
+      }
+      if (!(events & EPOLLOUT)) return;
+      on_connected(w.loop().refresh_now_ns());
+      break;
     }
-    if (!(events & EPOLLOUT)) return;
-    on_connected(w.loop().refresh_now_ns());
-    if (state_ != State::kOpen && state_ != State::kIdle) return;
-  } else if ((events & EPOLLOUT) && in_flight_ && write_offset_ < w.config().request.size()) {
-    if (!flush_write()) return;
+    case State::kHandshaking:
+      drive_handshake(w.loop().refresh_now_ns());
+      break;
+    case State::kOpen:
+    case State::kIdle:
+      if ((events & EPOLLOUT) && !flush_write()) return;
+      break;
+    case State::kClosed:
+    case State::kBackoff:
+      return;
   }
-  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable(events);
+  // Edge-triggered: bytes that came with this edge (or that TLS already decrypted) are read now,
+  // whatever else this event did.
+  if (state_ == State::kOpen || state_ == State::kIdle) on_readable(events);
 }
 
 void Connection::on_readable(uint32_t events) {
   Worker& w = *worker_;
   char* buf = w.read_buffer();
-  // Edge-triggered: a short read normally means the socket is drained and new data will raise a
-  // new edge. A close (FIN, RST) that arrived together with the data raises no further edge, so
-  // when the event already reported one, read on until recv says EOF or EAGAIN.
+  // A short read normally means the socket is drained and new data will raise a new edge. A close
+  // (FIN, RST) that arrived together with the data raises no further edge, so when the event
+  // already reported one, read on until the transport says EOF or would-block.
   const bool peer_closed = (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
+  const bool measuring_bytes = w.loop().now_ns() >= w.config().measure_start_ns;
   for (;;) {
-    size_t skip = in_flight_ ? parser_.skippable_body_bytes() : 0;
+    size_t skip = 0;
+    if (in_flight_ > 0 && transport_->can_discard()) skip = session_->skippable_body_bytes();
+    IoResult r;
+    size_t want = 0;
     if (skip > 0) {
-      // Body bytes of known length: discard them in the kernel instead of copying them out.
-      size_t want = std::min(skip, kMaxSkip);
-      ssize_t n = discard(fd_, want);
-      if (n > 0) {
-        uint64_t now_ns = w.loop().refresh_now_ns();
-        if (counted_) w.recorder().on_bytes_read(static_cast<uint64_t>(n));
-        ParseResult r = parser_.skip_body(static_cast<size_t>(n));
-        if (r.status == ParseStatus::kComplete) {
-          if (!on_response_complete(now_ns, false)) return;
-        }
-        if (static_cast<size_t>(n) < want && !peer_closed) return;  // drained
-        continue;
-      }
-      if (n == 0) {
-        on_eof(w.loop().refresh_now_ns());
-        return;
-      }
+      // Body bytes nobody needs: discard them in the kernel instead of copying them out.
+      want = std::min(skip, kMaxSkip);
+      r = transport_->discard(want);
     } else {
-      ssize_t n = recv(fd_, buf, kReadChunk, MSG_DONTWAIT);
-      if (n > 0) {
-        uint64_t now_ns = w.loop().refresh_now_ns();
-        if (!process(buf, static_cast<size_t>(n), now_ns)) return;
-        if (static_cast<size_t>(n) < kReadChunk && !peer_closed) return;  // drained
-        continue;
-      }
-      if (n == 0) {
-        on_eof(w.loop().refresh_now_ns());
+      want = kReadChunk;
+      r = transport_->read(buf, kReadChunk);
+    }
+    if (r.status == IoStatus::kOk) {
+      w.loop().refresh_now_ns();
+      if (measuring_bytes) w.recorder().on_bytes_read(r.bytes);
+      SessionStatus st =
+          skip > 0 ? session_->skip_body(r.bytes, *this) : session_->feed(buf, r.bytes, *this);
+      if (w.finished()) return;
+      if (st == SessionStatus::kError) {
+        fail_all(session_->error(), session_->error_reason());
+        reconnect();
         return;
       }
+      if (!session_->reusable() && in_flight_ == 0) {
+        reconnect_after(w.config().think_ns);
+        return;
+      }
+      // A short plain-socket read means drained; TLS returns one record per read, so it reads
+      // on until the transport would block.
+      if (r.bytes < want && !peer_closed && !transport_->is_tls()) break;
+      continue;
     }
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+    if (r.status == IoStatus::kWouldBlock) break;
+    if (r.status == IoStatus::kEof) {
+      session_->on_eof(*this);  // a body delimited by the close completes
+      if (w.finished()) return;
+      // Requests still in flight fail (a keep-alive connection the server closed just as a request
+      // went out reads "closed before response"); an idle connection closed is not an error.
+      if (in_flight_ > 0) fail_all(session_->error(), session_->error_reason());
+      reconnect_after(session_->reusable() ? 0 : w.config().think_ns);
+      return;
+    }
     // ECONNRESET and friends: the connection is gone.
-    if (in_flight_) {
-      fail_request(ErrorClass::kRead, errno_reason(errno));
-    } else {
-      reconnect();
-    }
+    if (in_flight_ > 0) fail_all(ErrorClass::kRead, r.reason);
+    reconnect();
     return;
   }
+  // HTTP/2 answers what it read (SETTINGS and PING acknowledgements, WINDOW_UPDATE) at once.
+  if (!flush_write()) return;
+  after_responses(w.loop().now_ns());
 }
 
-bool Connection::process(const char* data, size_t len, uint64_t now_ns) {
+void Connection::after_responses(uint64_t now_ns) {
   Worker& w = *worker_;
-  if (!in_flight_) {
-    // Bytes nobody asked for (a server's unsolicited 408 before closing an idle connection, or a
-    // surplus response): the connection can no longer be trusted to frame the next response.
-    reconnect();
-    return false;
-  }
-  if (counted_) {
-    w.recorder().on_bytes_read(len);
-    if (!first_byte_seen_) w.recorder().on_first_byte(now_ns - send_ns_);
-  }
-  first_byte_seen_ = true;
-  while (len > 0) {
-    ParseResult r = parser_.feed(data, len);
-    data += r.consumed;
-    len -= r.consumed;
-    if (r.status == ParseStatus::kNeedMore) return true;
-    if (r.status == ParseStatus::kError) {
-      fail_request(ErrorClass::kParse, parser_.error_reason());
-      return false;
-    }
-    if (!on_response_complete(now_ns, len > 0)) return false;
-  }
-  return true;
-}
-
-bool Connection::on_response_complete(uint64_t now_ns, bool more_bytes_follow) {
-  Worker& w = *worker_;
-  in_flight_ = false;
-  if (counted_) {
-    Recorder& rec = w.recorder();
-    if (w.rate_mode()) {
-      rec.on_complete_planned(parser_.status(), planned_ns_, send_ns_, now_ns);
-    } else {
-      rec.on_complete(parser_.status(), now_ns - send_ns_);
-    }
-    for (uint32_t i = 0; i < parser_.interim_responses(); ++i) rec.on_interim();
-  }
-  w.window_complete(counted_, parser_.status(), now_ns - (w.rate_mode() ? planned_ns_ : send_ns_));
-  w.on_outcome(counted_);
-  if (w.finished()) return false;
-  const uint64_t think_ns = w.config().think_ns;
-  // A response that arrived before its request was fully written (a server answering early, e.g.
-  // 413 to an upload) leaves the rest of that request unsent: the connection cannot be reused.
-  const bool request_unsent = write_offset_ < w.config().request.size();
-  if (more_bytes_follow || request_unsent || !parser_.keep_alive() || !w.config().keep_alive) {
-    reconnect_after(think_ns);
-    return false;
+  if (state_ != State::kOpen || thinking_) return;
+  if (!session_->reusable()) {
+    if (in_flight_ == 0) reconnect_after(w.config().think_ns);
+    return;
   }
   if (w.rate_mode()) {
-    w.on_idle(this);  // the next planned request, if one is due, goes out at once
-    return state_ == State::kOpen;
+    if (session_->capacity() > 0) w.on_idle(this);  // a planned request due now goes out at once
+    return;
   }
   if (!w.keeps(index_)) {
-    retire();  // the connection target shrank: this connection's last request is done
-    return false;
+    if (in_flight_ == 0) retire();  // the connection target shrank: its last request is done
+    return;
   }
-  if (think_ns != 0) {
-    thinking_ = true;
-    w.loop().arm(timer_, now_ns + think_ns);
-    return true;
+  if (session_->capacity() == 0) return;
+  if (w.config().think_ns != 0) {
+    if (in_flight_ == 0) {
+      thinking_ = true;
+      w.loop().arm(timer_, now_ns + w.config().think_ns);
+    }
+    return;
   }
   if (!send_deferred_) {
     send_deferred_ = true;
     w.defer_send(this);
   }
-  return true;
 }
 
 void Connection::send_deferred() {
   if (!send_deferred_) return;
   send_deferred_ = false;
-  // The connection may have been closed or reused since it was queued.
-  if (state_ != State::kOpen || in_flight_) return;
-  uint64_t now_ns = worker_->loop().refresh_now_ns();
-  send_request(now_ns, now_ns);
+  // The connection may have been closed or filled since it was queued.
+  if (state_ != State::kOpen) return;
+  fill(worker_->loop().refresh_now_ns());
+  if (state_ == State::kOpen) flush_write();
 }
 
-void Connection::on_eof(uint64_t now_ns) {
-  if (!in_flight_) {
-    reconnect();  // the server closed an idle keep-alive connection: not an error
-    return;
-  }
-  ParseResult r = parser_.on_eof();
-  if (r.status == ParseStatus::kComplete) {
-    // A body delimited by the close: complete; on_response_complete reconnects.
-    on_response_complete(now_ns, false);
-    if (state_ == State::kOpen) reconnect();
-    return;
-  }
-  fail_request(ErrorClass::kRead, parse_error_kind_name(parser_.error_kind()));
-}
-
-void Connection::fail_request(ErrorClass error, const char* reason) {
+void Connection::on_first_byte(uint32_t slot) {
+  const Slot& s = slots_[slot];
   Worker& w = *worker_;
-  in_flight_ = false;
-  if (counted_) {
-    w.recorder().on_error(error);
-    if (reason != nullptr) w.recorder().on_error_reason(error, reason);
+  if (s.counted) w.recorder().on_first_byte(w.loop().now_ns() - s.send_ns);
+}
+
+void Connection::on_response_complete(uint32_t slot, int status, uint32_t interim) {
+  Worker& w = *worker_;
+  const Slot s = slots_[slot];
+  const uint64_t now_ns = w.loop().now_ns();
+  if (s.counted) {
+    Recorder& rec = w.recorder();
+    if (w.rate_mode()) {
+      rec.on_complete_planned(status, s.planned_ns, s.send_ns, now_ns);
+    } else {
+      rec.on_complete(status, now_ns - s.send_ns);
+    }
+    for (uint32_t i = 0; i < interim; ++i) rec.on_interim();
   }
-  w.window_error(counted_, error);
-  w.on_outcome(counted_);
-  if (w.finished()) return;
-  reconnect();
+  w.window_complete(s.counted, status, now_ns - (w.rate_mode() ? s.planned_ns : s.send_ns));
+  finish_slot(slot);
+  w.on_outcome(s.counted);
+}
+
+void Connection::on_request_failed(uint32_t slot, ErrorClass error, const char* reason) {
+  Worker& w = *worker_;
+  const Slot s = slots_[slot];
+  if (s.counted) {
+    w.recorder().on_error(error);
+    if (reason != nullptr && *reason != '\0') w.recorder().on_error_reason(error, reason);
+  }
+  w.window_error(s.counted, error);
+  finish_slot(slot);
+  w.on_outcome(s.counted);
+}
+
+void Connection::finish_slot(uint32_t slot) {
+  slots_[slot].busy = false;
+  free_slots_.push_back(slot);
+  --in_flight_;
+}
+
+void Connection::fail_all(ErrorClass error, const char* reason) {
+  for (uint32_t i = 0; i < slots_.size() && in_flight_ > 0; ++i) {
+    if (slots_[i].busy) on_request_failed(i, error, reason);
+  }
+}
+
+uint32_t Connection::counted_in_flight() const {
+  uint32_t n = 0;
+  for (const Slot& s : slots_) n += s.busy && s.counted ? 1 : 0;
+  return n;
 }
 
 void Connection::close_fd() {
@@ -352,6 +400,7 @@ void Connection::close_fd() {
     worker_->on_open_closed();
   }
   if (fd_ >= 0) {
+    transport_->detach();
     // close() drops the epoll registration; forget() drops events of this batch still queued.
     worker_->loop().forget(this);
     ::close(fd_);
@@ -361,8 +410,9 @@ void Connection::close_fd() {
 
 void Connection::reconnect_after(uint64_t delay_ns) {
   Worker& w = *worker_;
+  // Every request gets exactly one outcome: callers fail what is in flight first; this is a net.
+  if (in_flight_ > 0 && !w.finished()) fail_all(ErrorClass::kRead, "connection closed");
   close_fd();
-  in_flight_ = false;
   state_ = State::kClosed;
   if (w.finished() || !w.wants_more() || !w.keeps(index_)) {
     w.loop().cancel(timer_);
@@ -377,14 +427,17 @@ void Connection::reconnect_after(uint64_t delay_ns) {
 }
 
 void Connection::retire() {
+  if (in_flight_ > 0) fail_all(ErrorClass::kRead, "connection closed");
   close_fd();
-  in_flight_ = false;
   state_ = State::kClosed;
   worker_->loop().cancel(timer_);
 }
 
 void Connection::retire_if_idle() {
-  if (in_flight_ || state_ == State::kConnecting || state_ == State::kClosed) return;
+  if (in_flight_ > 0 || state_ == State::kConnecting || state_ == State::kHandshaking ||
+      state_ == State::kClosed) {
+    return;
+  }
   retire();
 }
 
@@ -393,7 +446,41 @@ void Connection::shutdown() {
   worker_->loop().cancel(timer_);
   close_fd();
   state_ = State::kClosed;
-  in_flight_ = false;
+  for (Slot& s : slots_) s.busy = false;
+  in_flight_ = 0;
+}
+
+void Connection::on_request_timer(uint64_t now_ns) {
+  Worker& w = *worker_;
+  const uint64_t timeout_ns = w.config().timeout_ns;
+  uint64_t earliest_ns = UINT64_MAX;
+  bool must_close = false;
+  bool cancelled = false;
+  for (uint32_t i = 0; i < slots_.size(); ++i) {
+    const Slot& s = slots_[i];
+    if (!s.busy) continue;
+    const uint64_t deadline_ns = s.send_ns + timeout_ns;
+    if (deadline_ns > now_ns) {
+      earliest_ns = std::min(earliest_ns, deadline_ns);
+    } else if (session_->cancel(i)) {
+      // HTTP/2: the stream is reset, the connection and its other streams live on.
+      on_request_failed(i, ErrorClass::kTimeout, nullptr);
+      cancelled = true;
+      if (w.finished()) return;
+    } else {
+      must_close = true;
+    }
+  }
+  if (must_close) {
+    // HTTP/1: a real timeout closes the connection and reopens it; the late response is never
+    // counted, and requests pipelined behind the late one are abandoned with it (also timeouts).
+    fail_all(ErrorClass::kTimeout, nullptr);
+    if (w.finished()) return;
+    reconnect();
+    return;
+  }
+  if (earliest_ns != UINT64_MAX) w.loop().arm(timer_, earliest_ns);
+  if (cancelled && flush_write()) after_responses(now_ns);
 }
 
 void Connection::on_timer(Timer* /*timer*/, void* ctx) {
@@ -410,26 +497,25 @@ void Connection::on_timer(Timer* /*timer*/, void* ctx) {
       self->connect_now();
       return;
     case State::kConnecting:
+    case State::kHandshaking:
       if (now_ns >= self->deadline_ns_) {
-        self->on_connect_failed(ETIMEDOUT);
+        self->on_connect_failed(self->state_ == State::kHandshaking ? "TLS handshake timed out"
+                                                                    : errno_reason(ETIMEDOUT));
       } else {
         w.loop().arm(self->timer_, self->deadline_ns_);
       }
       return;
     case State::kOpen:
-      if (!self->in_flight_) {
-        if (self->thinking_) self->send_request(now_ns, now_ns);  // --think is over
-        return;  // otherwise an idle keep-alive connection: nothing to time
+    case State::kIdle:
+      if (self->thinking_ && self->in_flight_ == 0) {
+        self->thinking_ = false;  // --think is over
+        self->fill(now_ns);
+        if (self->state_ == State::kOpen) self->flush_write();
+        return;
       }
-      if (now_ns >= self->deadline_ns_) {
-        // A real timeout: the connection is closed and reopened, the late response never counted.
-        self->fail_request(ErrorClass::kTimeout);
-      } else {
-        w.loop().arm(self->timer_, self->deadline_ns_);
-      }
+      if (self->in_flight_ > 0) self->on_request_timer(now_ns);
       return;
     case State::kClosed:
-    case State::kIdle:
       return;
   }
 }

@@ -10,8 +10,13 @@
 #include "http/request.h"
 #include "load/schedule.h"
 #include "load/stage_spec.h"
+#include "net/tls.h"
 
 namespace hail {
+
+// Which HTTP a connection speaks: HTTP/2 when TLS's ALPN picks it (kAuto), always (--h2: ALPN h2
+// only, or prior-knowledge h2c in cleartext), or never (--h1).
+enum class HttpProtocol : uint8_t { kAuto, kHttp1, kHttp2 };
 
 struct RunOptions {
   Url url;
@@ -39,6 +44,19 @@ struct RunOptions {
   uint64_t think_ns = 0;  // closed loop: pause between a response and the next request
   // Time series: one window per interval_ns (0: no series is kept).
   uint64_t interval_ns = 0;
+
+  // Protocols.
+  HttpProtocol protocol = HttpProtocol::kAuto;
+  uint32_t pipeline = 1;      // --pipeline: HTTP/1.1 requests in flight per connection
+  uint32_t streams = 1;       // --streams: HTTP/2 concurrent streams per connection
+  uint32_t window_bits = 30;  // --window-bits: HTTP/2 stream and connection window 2^n - 1
+  bool http09 = false;        // --http0.9
+  std::string unix_socket;    // --unix-socket: connect here; the URL still gives Host and path
+  std::string connect_host;   // --connect-to HOST:PORT: connect there instead of the URL's host
+  uint16_t connect_port = 0;
+  // https:// URLs. sni, alpn and verify_host are filled in by the runner from the URL and
+  // `protocol` unless set (sni by --sni).
+  TlsClientConfig tls;
 };
 
 }  // namespace hail

@@ -167,8 +167,57 @@ void fill_windows(const RunOptions& options, const std::vector<std::unique_ptr<W
 }
 }  // namespace
 
+namespace {
+// Where connections go: a Unix socket, the --connect-to address, or the URL's host.
+Result<std::vector<SocketAddress>> target_addresses(const RunOptions& options) {
+  if (!options.unix_socket.empty()) {
+    auto a = unix_address(options.unix_socket);
+    if (!a) return a.error();
+    return std::vector<SocketAddress>{a.value()};
+  }
+  if (!options.connect_host.empty()) return resolve(options.connect_host, options.connect_port);
+  return resolve(options.url.host, options.url.port);
+}
+
+// The TLS settings of an https:// run: SNI from the URL's host (never for an IP literal, RFC 6066
+// §3), ALPN from the protocol choice, the certificate checked against the URL's host.
+std::shared_ptr<const TlsClientConfig> tls_config(const RunOptions& options) {
+  if (options.url.scheme != "https") return nullptr;
+  auto tls = std::make_shared<TlsClientConfig>(options.tls);
+  const bool ip_literal = options.url.host_is_ipv6 || is_ipv4_literal(options.url.host);
+  if (tls->sni.empty() && !ip_literal) tls->sni = options.url.host;
+  if (tls->alpn.empty()) {
+    switch (options.protocol) {
+      case HttpProtocol::kAuto:
+        tls->alpn = {"h2", "http/1.1"};
+        break;
+      case HttpProtocol::kHttp1:
+        tls->alpn = {"http/1.1"};
+        break;
+      case HttpProtocol::kHttp2:
+        tls->alpn = {"h2"};
+        break;
+    }
+  }
+  if (tls->verify_host.empty()) tls->verify_host = tls->sni.empty() ? options.url.host : tls->sni;
+  return tls;
+}
+}  // namespace
+
+namespace {
+// What the connections spoke: HTTP/2 when every connection negotiated it, both when ALPN gave
+// some HTTP/2 and some HTTP/1.1.
+std::string protocol_name(const RunOptions& options, const Counters& c) {
+  if (options.http09) return "http/0.9";
+  const std::string h1 = options.request.http_minor == 0 ? "http/1.0" : "http/1.1";
+  if (options.protocol == HttpProtocol::kHttp2) return "h2";
+  if (c.connections_h2 == 0) return h1;
+  return c.connections_h2 == c.connections_opened ? "h2" : "h2+" + h1;
+}
+}  // namespace
+
 Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
-  auto addresses = resolve(options.url.host, options.url.port);
+  auto addresses = target_addresses(options);
   if (!addresses) return addresses.error();
 
   const bool rate_mode = options.rate_per_s > 0;
@@ -182,8 +231,9 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   const uint32_t max_open =
       rate_mode ? std::max(options.max_connections, connections) : connections;
   if (Status s = ensure_fd_limit(max_open + kFdSlack + 2ull * threads); !s) return s.error();
-  const std::string request = render_request(options.request);
-  const bool head_request = options.request.method == "HEAD";
+  const RequestTemplate request =
+      make_request_template(options.request, options.url.scheme, options.http09);
+  const std::shared_ptr<const TlsClientConfig> tls = tls_config(options);
 
   const uint64_t start_ns = mono_now_ns();
   const uint64_t start_unix_ns = unix_now_ns();
@@ -207,7 +257,12 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
     cfg.connections = connections / threads + (i < connections % threads ? 1 : 0);
     cfg.addresses = target;
     cfg.request = request;  // each worker its own copy: no cache line shared between threads
-    cfg.head_request = head_request;
+    cfg.protocol = options.protocol;
+    cfg.pipeline = options.pipeline;
+    cfg.http09 = options.http09;
+    cfg.h2.max_streams = options.streams;
+    cfg.h2.window_bits = options.window_bits;
+    cfg.tls = tls;
     cfg.keep_alive = options.request.keep_alive;
     cfg.timeout_ns = options.timeout_ns;
     cfg.budget_mode = options.requests > 0;
@@ -272,6 +327,8 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   result.timeout_ns = options.timeout_ns;
   result.interrupted = interrupted;
   result.start_unix_ns = start_unix_ns;
+  result.pipeline = options.pipeline;
+  result.streams = options.streams;
   result.rate_target_per_s = options.rate_per_s;
   if (rate_mode && staged) {
     // A ramped rate: the target is the plan's average over the stages.
@@ -292,18 +349,23 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   }
   result.duration_ns = last_end_ns - measure_start_ns;
   fill_windows(options, workers, start_ns, curve, initial, steps, result);
+  result.protocol = protocol_name(options, result.counters);
   if (all_gave_up) {
     result.notes.push_back("no connection to " + options.url.authority() +
                            " could be opened; the run stopped early");
   }
-  if (result.max_worker_cpu_utilization >= kBusyWorkerShare) {
+  const bool rate_missed = result.rate_mode() && result.duration_ns > 0 &&
+                           result.requests_per_s() < 0.99 * result.rate_target_per_s;
+  // A rate run that kept its plan was not limited by hail, however busy its threads were (the
+  // lag distribution shows how closely sends kept to the plan).
+  if (result.max_worker_cpu_utilization >= kBusyWorkerShare &&
+      (!result.rate_mode() || rate_missed)) {
     result.notes.push_back("the busiest hail worker thread was on CPU " +
                            format_share(result.max_worker_cpu_utilization) +
                            " of the run: hail itself may have limited the load (try more -t "
                            "threads, or give hail more cores)");
   }
-  if (result.rate_mode() && result.duration_ns > 0 &&
-      result.requests_per_s() < 0.99 * result.rate_target_per_s) {
+  if (rate_missed) {
     // Who limited the rate: a busy hail worker, or a server (or connection cap) that fell behind.
     bool hail_busy = result.max_worker_cpu_utilization >= kBusyWorkerShare;
     result.notes.push_back(

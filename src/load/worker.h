@@ -11,10 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "http/h2_client_session.h"
+#include "http/request.h"
+#include "load/run_options.h"
 #include "load/schedule.h"
 #include "load/stage_spec.h"
 #include "net/address.h"
 #include "net/event_loop.h"
+#include "net/tls.h"
 #include "stats/recorder.h"
 #include "stats/time_series.h"
 
@@ -27,9 +31,13 @@ struct WorkerConfig {
   uint32_t connections = 1;
   // The runner passes one address (pick_address); connections take several round-robin.
   std::vector<SocketAddress> addresses;
-  std::string request;        // rendered once per run
-  bool head_request = false;  // responses carry no body
-  bool keep_alive = true;     // false: one connection per request
+  RequestTemplate request;  // built once per run
+  bool keep_alive = true;   // false: one connection per request
+  HttpProtocol protocol = HttpProtocol::kAuto;
+  uint32_t pipeline = 1;  // HTTP/1.1 requests in flight per connection
+  bool http09 = false;
+  H2Settings h2;                               // streams per connection, window size
+  std::shared_ptr<const TlsClientConfig> tls;  // null: cleartext
   uint64_t timeout_ns = 0;
   bool budget_mode = false;       // -n: send exactly `requests`, then finish
   uint64_t requests = 0;          // this worker's share of -n (may be 0 when -n < -t)
@@ -100,8 +108,16 @@ class Worker {
   // closed (connections being opened will each take one of the requests left).
   bool wants_more() const { return !budget_mode_ || budget_left_ > connecting_; }
   bool rate_mode() const { return schedule_.has_value(); }
-  // Rate mode: an open connection with nothing in flight takes the oldest planned request, or
-  // waits on the idle stack for the next one.
+  const RequestTemplate& request_template() const { return config_.request; }
+  std::unique_ptr<Transport> new_transport();
+  std::unique_ptr<ClientSession> new_h2_session();
+  // HTTP/2 for a connection whose TLS handshake chose `alpn` (empty for cleartext)?
+  bool use_h2(std::string_view alpn) const {
+    return config_.protocol == HttpProtocol::kHttp2 ||
+           (config_.protocol == HttpProtocol::kAuto && alpn == "h2");
+  }
+  // Rate mode: an open connection with spare capacity takes the oldest planned requests, or waits
+  // on the idle stack for the next one.
   void on_idle(Connection* connection);
   uint64_t backlog() const { return queue_size_; }
   void on_connect_start() { ++connecting_; }
@@ -154,6 +170,7 @@ class Worker {
 
   WorkerConfig config_;
   std::unique_ptr<EventLoop> loop_;
+  std::unique_ptr<TlsClientContext> tls_;
   std::vector<Connection> connections_;
   std::vector<Connection*> deferred_sends_;  // capacity reserved for every connection up front
   std::unique_ptr<char[]> read_buffer_;

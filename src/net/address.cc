@@ -3,8 +3,10 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <sys/un.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 
@@ -26,6 +28,10 @@ std::string SocketAddress::to_string() const {
     if (v6->sin6_scope_id != 0) out.append(1, '%').append(std::to_string(v6->sin6_scope_id));
     out.append("]:").append(std::to_string(ntohs(v6->sin6_port)));
     return out;
+  }
+  if (family() == AF_UNIX) {
+    const auto* un = reinterpret_cast<const sockaddr_un*>(&storage);
+    return "unix:" + std::string(un->sun_path);
   }
   return "<address family " + std::to_string(family()) + ">";
 }
@@ -62,6 +68,24 @@ Result<std::vector<SocketAddress>> resolve(const std::string& host, uint16_t por
   }
   if (out.empty()) return make_error(prefix + "no addresses");
   return out;
+}
+
+Result<SocketAddress> unix_address(const std::string& path) {
+  SocketAddress address;
+  auto* un = reinterpret_cast<sockaddr_un*>(&address.storage);
+  if (path.empty() || path.size() >= sizeof un->sun_path) {
+    return make_error("invalid Unix socket path " + quote(path) + " (1 to " +
+                      std::to_string(sizeof un->sun_path - 1) + " bytes)");
+  }
+  un->sun_family = AF_UNIX;
+  std::memcpy(un->sun_path, path.data(), path.size());
+  address.len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+  return address;
+}
+
+bool is_ipv4_literal(const std::string& host) {
+  in_addr a{};
+  return inet_pton(AF_INET, host.c_str(), &a) == 1;
 }
 
 }  // namespace hail

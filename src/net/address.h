@@ -25,4 +25,10 @@ struct SocketAddress {
 // or "cannot resolve host \"x\": <reason>".
 Result<std::vector<SocketAddress>> resolve(const std::string& host, uint16_t port);
 
+// A Unix domain socket path as an address (connect(2) reports a missing socket later).
+Result<SocketAddress> unix_address(const std::string& path);
+
+// A dotted-quad IPv4 literal ("127.0.0.1")?
+bool is_ipv4_literal(const std::string& host);
+
 }  // namespace hail

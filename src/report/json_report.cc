@@ -81,7 +81,13 @@ std::string render_json_report(const RunResult& r) {
   j.value("version", HAIL_VERSION_STRING);
   j.value("url", r.url);
   j.value("method", r.method);
-  j.value("http_version", r.http_minor == 0 ? "1.0" : "1.1");
+  j.value("http_version", r.protocol == "h2"         ? "2"
+                          : r.protocol == "http/0.9" ? "0.9"
+                          : r.http_minor == 0        ? "1.0"
+                                                     : "1.1");
+  j.value("protocol", r.protocol);
+  if (r.pipeline > 1) j.value("pipeline", r.pipeline);
+  if (r.protocol.starts_with("h2")) j.value("streams", r.streams);
   j.value("keep_alive", r.keep_alive);
   j.value("start_unix_s", static_cast<double>(r.start_unix_ns) / 1e9);
   j.value("duration_s", r.duration_s());
@@ -90,6 +96,7 @@ std::string render_json_report(const RunResult& r) {
   j.value("connections", r.connections);
   j.value("threads", r.threads);
   j.value("connections_opened", c.connections_opened);
+  if (c.connections_h2 > 0) j.value("connections_h2", c.connections_h2);
   j.value("interrupted", r.interrupted);
   j.begin_object("requests");
   j.value("attempted", c.attempted);
@@ -128,6 +135,15 @@ std::string render_json_report(const RunResult& r) {
     write_distribution(j, "lag_us", r.lag);
   }
   write_distribution(j, "connect_us", r.connect_time);
+  if (!r.tls_version.empty()) {
+    j.begin_object("tls");
+    j.value("version", r.tls_version);
+    j.value("cipher", r.tls_cipher);
+    j.value("handshakes", c.tls_handshakes);
+    j.value("resumed", c.tls_resumed);
+    j.end_object();
+    write_distribution(j, "tls_handshake_us", r.tls_handshake);
+  }
   write_distribution(j, "ttfb_us", r.ttfb);
   j.value("accounting_ok", r.accounting_holds());
   j.begin_object("client");

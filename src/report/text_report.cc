@@ -37,6 +37,20 @@ void distribution_rows(std::string& out, const char* name, const Histogram& h) {
        dur(h.value_at_percentile(99)).c_str(), dur(h.max()).c_str());
 }
 
+// "HTTP/1.1", "HTTP/1.1 pipeline 8", "HTTP/2 10 streams", "HTTP/0.9"; "h2+http/1.1" when ALPN
+// gave both.
+std::string protocol_label(const RunResult& r) {
+  if (r.protocol == "h2") {
+    return "HTTP/2" + (r.streams > 1 ? " " + std::to_string(r.streams) + " streams" : "");
+  }
+  if (r.protocol == "h2+http/1.1") return "HTTP/2 and HTTP/1.1";
+  std::string label = r.protocol == "http/0.9"   ? "HTTP/0.9"
+                      : r.protocol == "http/1.0" ? "HTTP/1.0"
+                                                 : "HTTP/1.1";
+  if (r.pipeline > 1) label += " pipeline " + std::to_string(r.pipeline);
+  return label;
+}
+
 // A target for the step table: integers without decimals, anything else with one decimal.
 std::string compact_number(double v) {
   char buf[64];
@@ -75,10 +89,16 @@ std::string render_text_report(const RunResult& r) {
        r.requests_target ? (std::to_string(r.requests_target) + " requests").c_str()
                          : dur(r.duration_target_ns).c_str(),
        r.url.c_str());
-  line(out, "  %u thread%s, %u connection%s, %s, HTTP/1.%d %s%s", r.threads,
-       r.threads == 1 ? "" : "s", r.connections, r.connections == 1 ? "" : "s",
-       r.keep_alive ? "keep-alive" : "new connection per request", r.http_minor, r.method.c_str(),
+  line(out, "  %u thread%s, %u connection%s, %s, %s %s%s", r.threads, r.threads == 1 ? "" : "s",
+       r.connections, r.connections == 1 ? "" : "s",
+       r.keep_alive ? "keep-alive" : "new connection per request", protocol_label(r).c_str(),
+       r.method.c_str(),
        r.warmup_ns ? (", warm-up " + dur(r.warmup_ns) + " excluded").c_str() : "");
+  if (!r.tls_version.empty()) {
+    line(out, "  TLS: %s %s, %llu handshakes (%llu resumed)", r.tls_version.c_str(),
+         r.tls_cipher.c_str(), static_cast<unsigned long long>(c.tls_handshakes),
+         static_cast<unsigned long long>(c.tls_resumed));
+  }
   if (r.rate_mode()) {
     line(out, "  rate: target %.1f/s, achieved %.1f/s, backlog %llu at the end",
          r.rate_target_per_s, r.requests_per_s(), static_cast<unsigned long long>(r.backlog));
@@ -111,6 +131,7 @@ std::string render_text_report(const RunResult& r) {
     distribution_rows(out, "Lag", r.lag);
   }
   distribution_rows(out, "Connect", r.connect_time);
+  if (!r.tls_version.empty()) distribution_rows(out, "TLS", r.tls_handshake);
   distribution_rows(out, "First byte", r.ttfb);
   out.push_back('\n');
 
@@ -127,13 +148,23 @@ std::string render_text_report(const RunResult& r) {
     codes += std::to_string(code) + ": " + std::to_string(count);
   }
   line(out, "  Status codes  %s", codes.empty() ? "none" : codes.c_str());
-  std::string errors;
-  for (size_t i = 0; i < kErrorClassCount; ++i) {
-    errors += std::string(error_class_name(static_cast<ErrorClass>(i))) + " " +
-              std::to_string(c.errors[i]) + ", ";
+  // Every class with its count, wrapped to 80 columns under the label.
+  std::string errors = "  Errors        ";
+  size_t line_start = 0;
+  for (size_t i = 0; i <= kErrorClassCount; ++i) {
+    const bool last = i == kErrorClassCount;
+    std::string item = last ? "status " + std::to_string(c.status_errors)
+                            : std::string(error_class_name(static_cast<ErrorClass>(i))) + " " +
+                                  std::to_string(c.errors[i]) + ",";
+    if (errors.size() - line_start + item.size() + 1 > 80) {
+      errors += "\n                ";
+      line_start = errors.size() - 16;
+    } else if (i > 0) {
+      errors += ' ';
+    }
+    errors += item;
   }
-  errors += "status " + std::to_string(c.status_errors);
-  line(out, "  Errors        %s", errors.c_str());
+  line(out, "%s", errors.c_str());
   for (const auto& [reason, count] : r.error_reasons) {
     line(out, "                %s (%llu)", reason.c_str(), static_cast<unsigned long long>(count));
   }

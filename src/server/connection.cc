@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/clock.h"
+#include "net/tls.h"
 #include "server/reactor.h"
 
 namespace hail {
@@ -28,26 +30,57 @@ constexpr uint64_t kMaxSentBytesPerTurn = 4 << 20;
 constexpr uint64_t kLingerNs = 2 * kNsPerSec;
 constexpr uint64_t kMaxLingerBytes = 1 << 20;
 
+// pread until `len` bytes, EOF or an error; returns the bytes read.
+size_t pread_some(int fd, char* dst, size_t len, uint64_t offset) {
+  size_t done = 0;
+  while (done < len) {
+    const ssize_t n = pread(fd, dst + done, len - done, static_cast<off_t>(offset + done));
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  return done;
+}
+
 }  // namespace
 
-ServerConnection::ServerConnection(ServerReactor* reactor, int fd)
-    : reactor_(reactor), loop_(reactor->loop()), fd_(fd), session_(reactor->env()) {
+ServerConnection::ServerConnection(ServerReactor* reactor, int fd, bool unix_socket)
+    : reactor_(reactor),
+      loop_(reactor->loop()),
+      fd_(fd),
+      tcp_(!unix_socket),
+      http1_(reactor->env()) {
   timeout_timer_.fn = [](Timer*, void* ctx) { static_cast<ServerConnection*>(ctx)->on_timeout(); };
   timeout_timer_.ctx = this;
   delay_timer_.fn = [](Timer*, void* ctx) { static_cast<ServerConnection*>(ctx)->progress(); };
   delay_timer_.ctx = this;
   yield_timer_.fn = [](Timer*, void* ctx) { static_cast<ServerConnection*>(ctx)->progress(); };
   yield_timer_.ctx = this;
+  if (TlsServerContext* tls = reactor->tls(); tls != nullptr) {
+    tls_ = tls->new_transport();
+    if (tls_ != nullptr) tls_->attach(fd);
+    mode_ = Mode::kHandshake;
+  } else {
+    tcp_.attach(fd);
+    mode_ = reactor->h2_options() != nullptr ? Mode::kDetect : Mode::kHttp1;
+  }
 }
 
 ServerConnection::~ServerConnection() {
   loop_.cancel(timeout_timer_);
   loop_.cancel(delay_timer_);
   loop_.cancel(yield_timer_);
+  if (tls_ != nullptr) tls_->detach();
   close(fd_);
 }
 
 bool ServerConnection::start(int* err) {
+  if (mode_ == Mode::kHandshake && tls_ == nullptr) {
+    *err = ENOMEM;
+    return false;
+  }
   last_activity_ns_ = loop_.now_ns();
   // Edge-triggered with a fixed mask: no epoll_ctl per request; read_pending_ remembers what the
   // edges said.
@@ -74,7 +107,11 @@ void ServerConnection::on_io(uint32_t events) {
     destroy();
     return;
   }
-  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) read_pending_ = true;
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
+    read_pending_ = true;
+    write_blocked_on_read_ = false;
+  }
+  if (events & (EPOLLOUT | EPOLLHUP)) read_blocked_on_write_ = false;
   if (events & (EPOLLRDHUP | EPOLLHUP)) rdhup_seen_ = true;
   progress();
 }
@@ -86,20 +123,94 @@ void ServerConnection::yield() {
   if (!yield_timer_.armed()) loop_.arm(yield_timer_, loop_.now_ns() + 1);
 }
 
+bool ServerConnection::handshake() {
+  const IoResult r = tls_->handshake();
+  if (r.status == IoStatus::kWouldBlock) {
+    update_timeout();
+    return false;
+  }
+  if (r.status != IoStatus::kOk) {
+    destroy();
+    return false;
+  }
+  last_activity_ns_ = loop_.now_ns();
+  reactor_->note_tls_handshake();
+  const std::string_view alpn = tls_->alpn();
+  if (alpn == "h2") {
+    select_protocol(true);
+  } else if (!alpn.empty() || reactor_->h2_options() == nullptr) {
+    select_protocol(false);
+  } else {
+    mode_ = Mode::kDetect;  // no ALPN: prior knowledge is still possible
+  }
+  return true;
+}
+
+void ServerConnection::select_protocol(bool h2) {
+  if (!h2) {
+    mode_ = Mode::kHttp1;
+    return;
+  }
+  mode_ = Mode::kH2;
+  h2_ = std::make_unique<H2ServerSession>(reactor_->env(), *reactor_->h2_options());
+  bump(reactor_->mutable_counters().h2_connections);
+}
+
+void ServerConnection::detect(const char* data, size_t len, uint64_t now_ns) {
+  PrefaceMatch match;
+  if (pending_in_.empty()) {
+    match = match_h2_preface(std::string_view(data, len));
+    if (match == PrefaceMatch::kNeedMore) pending_in_.assign(data, len);
+  } else {
+    pending_in_.append(data, len);
+    data = nullptr;  // progress() feeds pending_in_
+    match = match_h2_preface(pending_in_);
+  }
+  if (match == PrefaceMatch::kNeedMore) return;
+  select_protocol(match == PrefaceMatch::kH2);
+  if (data == nullptr) return;
+  const size_t used = feed(data, len, now_ns);
+  if (used < len) pending_in_.append(data + used, len - used);
+}
+
+size_t ServerConnection::feed(const char* data, size_t len, uint64_t now_ns) {
+  reactor_->refresh_date(now_ns);
+  return h2_ ? h2_->feed(data, len, now_ns) : http1_.feed(data, len, now_ns);
+}
+
+bool ServerConnection::in_head() const {
+  switch (mode_) {
+    case Mode::kHandshake:
+      return true;  // the header timeout covers the handshake too
+    case Mode::kDetect:
+      return !pending_in_.empty();
+    case Mode::kHttp1:
+      return http1_.in_head();
+    case Mode::kH2:
+      return false;
+  }
+  return false;
+}
+
 void ServerConnection::progress() {
   const uint64_t now = loop_.now_ns();
   sent_this_turn_ = 0;
+  if (mode_ == Mode::kHandshake && !handshake()) return;
+  if (h2_) {
+    reactor_->refresh_date(now);
+    h2_->advance(now);  // /delay streams that are due
+  }
   for (int reads = 0;; ++reads) {
     if (reads == kMaxReadsPerTurn) {
       yield();
       break;
     }
-    if (!pending_in_.empty() && session_.wants_input()) {
-      reactor_->refresh_date(now);
-      const size_t used = session_.feed(pending_in_.data(), pending_in_.size(), now);
+    if (!pending_in_.empty() && mode_ != Mode::kDetect && wants_input()) {
+      const size_t used = feed(pending_in_.data(), pending_in_.size(), now);
       pending_in_.erase(0, used);
     }
-    if (read_pending_ && !peer_eof_ && pending_in_.empty() && session_.wants_input()) {
+    if (read_pending_ && !read_blocked_on_write_ && !peer_eof_ &&
+        (pending_in_.empty() || mode_ == Mode::kDetect) && wants_input()) {
       if (!read_some()) {
         destroy();
         return;
@@ -120,42 +231,63 @@ void ServerConnection::progress() {
         break;
     }
     // Go round again only if sending made room for input that is waiting.
-    const bool input_waiting = !pending_in_.empty() || (read_pending_ && !peer_eof_);
-    if (!input_waiting || !session_.wants_input() || yield_timer_.armed()) break;
+    const bool input_waiting = (!pending_in_.empty() && mode_ != Mode::kDetect) ||
+                               (read_pending_ && !read_blocked_on_write_ && !peer_eof_);
+    if (!input_waiting || !wants_input() || yield_timer_.armed()) break;
   }
-  if (peer_eof_ && pending_in_.empty() && session_.output().empty()) {
-    // The peer sent its last byte and has every response: nothing can happen on this connection.
-    destroy();
-    return;
+  if (peer_eof_) {
+    // The peer sent its last byte: done once it has every response (an h2 stream parked on
+    // /delay still counts as one to send), or at once if it never finished a preface.
+    const bool parked = h2_ != nullptr && h2_->wake_at_ns() != UINT64_MAX;
+    if (mode_ == Mode::kDetect || (pending_in_.empty() && output().empty() && !parked)) {
+      destroy();
+      return;
+    }
+  }
+  if (h2_) {
+    const uint64_t wake = h2_->wake_at_ns();
+    if (wake != UINT64_MAX && (!delay_timer_.armed() || delay_timer_.deadline_ns != wake)) {
+      loop_.arm(delay_timer_, wake);
+    }
   }
   update_timeout();
 }
 
 bool ServerConnection::read_some() {
   char* buffer = reactor_->read_buffer();
-  const ssize_t n = read(fd_, buffer, kReadBufferBytes);
-  if (n > 0) {
-    const uint64_t now = loop_.now_ns();
-    last_activity_ns_ = now;
-    reactor_->refresh_date(now);
-    const size_t len = static_cast<size_t>(n);
-    const size_t used = session_.feed(buffer, len, now);
-    if (used < len) pending_in_.append(buffer + used, len - used);
-    // A short read emptied the socket: the next byte to arrive raises a new edge. Not so when the
-    // FIN is already queued, since no further edge would announce the end of the stream.
-    if (len < kReadBufferBytes && !rdhup_seen_) read_pending_ = false;
-    return true;
+  const IoResult r =
+      tls_ ? tls_->read(buffer, kReadBufferBytes) : tcp_.read(buffer, kReadBufferBytes);
+  switch (r.status) {
+    case IoStatus::kOk: {
+      const uint64_t now = loop_.now_ns();
+      last_activity_ns_ = now;
+      if (mode_ == Mode::kDetect) {
+        detect(buffer, r.bytes, now);
+      } else {
+        const size_t used = feed(buffer, r.bytes, now);
+        if (used < r.bytes) pending_in_.append(buffer + used, r.bytes - used);
+      }
+      // A short read emptied the socket: the next byte to arrive raises a new edge. Not so when the
+      // FIN is already queued, since no further edge would announce the end of the stream, nor
+      // with TLS, which returns a record at a time: there only kWouldBlock says the socket is dry.
+      if (!tls_ && r.bytes < kReadBufferBytes && !rdhup_seen_) read_pending_ = false;
+      return true;
+    }
+    case IoStatus::kEof:
+      peer_eof_ = true;
+      read_pending_ = false;
+      return true;
+    case IoStatus::kWouldBlock:
+      if (tls_ && tls_->want_write()) {
+        read_blocked_on_write_ = true;  // EPOLLOUT clears it
+      } else {
+        read_pending_ = false;
+      }
+      return true;
+    case IoStatus::kError:
+      break;
   }
-  if (n == 0) {
-    peer_eof_ = true;
-    read_pending_ = false;
-    return true;
-  }
-  if (errno == EAGAIN || errno == EWOULDBLOCK) {
-    read_pending_ = false;
-    return true;
-  }
-  return errno == EINTR;
+  return false;
 }
 
 void ServerConnection::account_sent(uint64_t sent_bytes, uint64_t counted_bytes) {
@@ -165,7 +297,35 @@ void ServerConnection::account_sent(uint64_t sent_bytes, uint64_t counted_bytes)
 }
 
 ServerConnection::Flush ServerConnection::flush() {
-  OutputQueue& out = session_.output();
+  return tls_ ? flush_tls() : flush_plain();
+}
+
+// What to do when gather() returned no bytes; kYield means "gather again".
+ServerConnection::Flush ServerConnection::on_batch_stop(const OutputQueue::Batch& batch) {
+  switch (batch.stop) {
+    case OutputQueue::Stop::kEmpty:
+      if (h2_) {
+        h2_->produce();  // frames nghttp2 held back while the output was full
+        if (!h2_->output().empty()) return Flush::kYield;
+      }
+      return Flush::kDone;
+    case OutputQueue::Stop::kFull:
+      return Flush::kYield;  // unreachable with an empty batch; gather again regardless
+    case OutputQueue::Stop::kDelay:
+      if (!delay_timer_.armed() || delay_timer_.deadline_ns != batch.delay_until_ns) {
+        loop_.arm(delay_timer_, batch.delay_until_ns);
+      }
+      return Flush::kDone;
+    case OutputQueue::Stop::kClose:
+      return Flush::kClose;
+    case OutputQueue::Stop::kFile:
+      break;
+  }
+  return Flush::kBlocked;  // kFile: the caller's own business
+}
+
+ServerConnection::Flush ServerConnection::flush_plain() {
+  OutputQueue& out = output();
   iovec iov[kMaxIov];
   for (;;) {
     if (sent_this_turn_ >= kMaxSentBytesPerTurn) return Flush::kYield;
@@ -187,38 +347,80 @@ ServerConnection::Flush ServerConnection::flush() {
       if (static_cast<uint64_t>(n) < batch.bytes) return Flush::kBlocked;
       continue;
     }
-    switch (batch.stop) {
-      case OutputQueue::Stop::kEmpty:
-        return Flush::kDone;
-      case OutputQueue::Stop::kFull:
-        continue;  // unreachable with an empty batch; gather again regardless
-      case OutputQueue::Stop::kDelay:
-        if (!delay_timer_.armed() || delay_timer_.deadline_ns != batch.delay_until_ns) {
-          loop_.arm(delay_timer_, batch.delay_until_ns);
-        }
-        return Flush::kDone;
-      case OutputQueue::Stop::kClose:
-        return Flush::kClose;
-      case OutputQueue::Stop::kFile: {
-        const OutputQueue::FileChunk file = out.front_file();
-        off_t offset = static_cast<off_t>(file.offset);
-        const ssize_t n = sendfile(fd_, file.fd, &offset, std::min(file.length, kMaxBatchBytes));
-        if (n < 0) {
-          if (errno == EINTR) continue;
-          return (errno == EAGAIN || errno == EWOULDBLOCK) ? Flush::kBlocked : Flush::kError;
-        }
-        // The file shrank after its Content-Length went out: the response cannot be completed.
-        if (n == 0) return Flush::kError;
-        account_sent(static_cast<uint64_t>(n), out.consume(static_cast<uint64_t>(n)));
-        continue;  // a short sendfile is retried: EAGAIN then says for sure the socket is full
-      }
+    if (batch.stop != OutputQueue::Stop::kFile) {
+      const Flush stop = on_batch_stop(batch);
+      if (stop == Flush::kYield) continue;
+      return stop;
     }
+    const OutputQueue::FileChunk file = out.front_file();
+    off_t offset = static_cast<off_t>(file.offset);
+    const ssize_t n = sendfile(fd_, file.fd, &offset, std::min(file.length, kMaxBatchBytes));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return (errno == EAGAIN || errno == EWOULDBLOCK) ? Flush::kBlocked : Flush::kError;
+    }
+    // The file shrank after its Content-Length went out: the response cannot be completed.
+    if (n == 0) return Flush::kError;
+    account_sent(static_cast<uint64_t>(n), out.consume(static_cast<uint64_t>(n)));
+    // A short sendfile is retried: EAGAIN then says for sure the socket is full.
+  }
+}
+
+ServerConnection::Flush ServerConnection::flush_tls() {
+  OutputQueue& out = output();
+  iovec iov[kMaxIov];
+  char* scratch = reactor_->tls_scratch();
+  for (;;) {
+    if (write_blocked_on_read_) return Flush::kBlocked;
+    if (sent_this_turn_ >= kMaxSentBytesPerTurn) return Flush::kYield;
+    // One TLS record's worth: OpenSSL (partial writes on) returns after each record anyway.
+    const OutputQueue::Batch batch = out.gather(iov, kMaxIov, kTlsWriteBytes, loop_.now_ns());
+    const char* data = nullptr;
+    size_t len = 0;
+    if (batch.iov_count == 1) {
+      data = static_cast<const char*>(iov[0].iov_base);
+      len = iov[0].iov_len;
+    } else if (batch.iov_count > 1) {
+      // Coalesced so that a head and its body share a record.
+      for (size_t i = 0; i < batch.iov_count; ++i) {
+        std::memcpy(scratch + len, iov[i].iov_base, iov[i].iov_len);
+        len += iov[i].iov_len;
+      }
+      data = scratch;
+    } else if (batch.stop == OutputQueue::Stop::kFile) {
+      // No sendfile through TLS: the file is read into memory a record at a time.
+      const OutputQueue::FileChunk file = out.front_file();
+      len = pread_some(file.fd, scratch, std::min<uint64_t>(file.length, kTlsWriteBytes),
+                       file.offset);
+      if (len == 0) return Flush::kError;  // shrank after its Content-Length went out
+      data = scratch;
+    } else {
+      const Flush stop = on_batch_stop(batch);
+      if (stop == Flush::kYield) continue;
+      return stop;
+    }
+    const IoResult r = tls_->write(data, len);
+    switch (r.status) {
+      case IoStatus::kOk:
+        account_sent(r.bytes, out.consume(r.bytes));
+        continue;
+      case IoStatus::kWouldBlock:
+        // The retry writes the same front bytes again (at least as many): what OpenSSL requires.
+        if (!tls_->want_write()) write_blocked_on_read_ = true;  // EPOLLIN clears it
+        return Flush::kBlocked;
+      case IoStatus::kEof:
+      case IoStatus::kError:
+        break;
+    }
+    return Flush::kError;
   }
 }
 
 void ServerConnection::finish() {
-  const bool peer_may_send =
-      session_.refused() || !pending_in_.empty() || (read_pending_ && !peer_eof_);
+  // An HTTP/2 peer may always have frames in flight (WINDOW_UPDATE, streams opened before our
+  // GOAWAY reached it).
+  const bool peer_may_send = mode_ == Mode::kH2 || http1_.refused() || !pending_in_.empty() ||
+                             (read_pending_ && !peer_eof_);
   if (!peer_may_send) {
     destroy();
     return;
@@ -265,7 +467,7 @@ uint64_t ServerConnection::deadline_ns() const {
 }
 
 void ServerConnection::update_timeout() {
-  if (session_.in_head()) {
+  if (in_head()) {
     // The first byte of this head came with the read that started it: now, to within one wake-up.
     if (head_started_ns_ == 0) head_started_ns_ = loop_.now_ns();
   } else {
@@ -294,9 +496,18 @@ void ServerConnection::on_timeout() {
   const ReactorConfig& config = reactor_->config();
   if (head_started_ns_ != 0 && config.header_timeout_ns != 0 &&
       now >= head_started_ns_ + config.header_timeout_ns) {
+    if (mode_ == Mode::kHandshake) {
+      destroy();  // a TLS handshake that did not finish in time has nobody to say 408 to
+      return;
+    }
     // Slowloris: the head did not arrive in time. Say so (408) if the client reads, but close by
-    // the linger deadline whether or not the answer gets out.
-    session_.time_out_head();
+    // the linger deadline whether or not the answer gets out. An unfinished preface gets the same
+    // treatment as HTTP/1.
+    if (mode_ == Mode::kDetect) {
+      mode_ = Mode::kHttp1;
+      pending_in_.clear();
+    }
+    http1_.time_out_head();
     head_started_ns_ = 0;
     hard_deadline_ns_ = now + kLingerNs;
     progress();  // may destroy this

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "net/tls.h"
 #include "server/connection.h"
 
 namespace hail {
@@ -20,15 +21,17 @@ constexpr int kMaxAcceptsPerWakeup = 128;
 }  // namespace
 
 ServerReactor::ServerReactor(EventLoop* loop, int listen_fd, const ReactorConfig& config,
-                             SessionEnv env)
+                             SessionEnv env, std::unique_ptr<TlsServerContext> tls)
     : loop_(loop),
       listen_fd_(listen_fd),
       spare_fd_(open("/dev/null", O_RDONLY | O_CLOEXEC)),
       config_(config),
       env_(env),
-      read_buffer_(new char[kReadBufferBytes]) {
+      read_buffer_(new char[kReadBufferBytes]),
+      tls_(std::move(tls)) {
   env_.counters = &counters_;
   env_.date_line = &date_cache_.line(loop_->now_ns());
+  if (tls_ != nullptr) tls_scratch_.reset(new char[kTlsWriteBytes]);
 }
 
 ServerReactor::~ServerReactor() {
@@ -49,7 +52,15 @@ void ServerReactor::close_all() {
 }
 
 int ServerReactor::start_listening() {
-  return loop_->add(listen_fd_, EPOLLIN, this);
+  // A Unix socket is one listening socket for every reactor (no SO_REUSEPORT for AF_UNIX): each
+  // epoll holds its own dup of it, and EPOLLEXCLUSIVE wakes one reactor per connection instead of
+  // all of them; the others find nothing to accept and go back to sleep.
+  return loop_->add(listen_fd_, config_.unix_socket ? EPOLLIN | EPOLLEXCLUSIVE : EPOLLIN, this);
+}
+
+void ServerReactor::note_tls_handshake() {
+  counters_.tls_handshakes.store(tls_->handshakes(), std::memory_order_relaxed);
+  counters_.tls_resumed.store(tls_->resumed(), std::memory_order_relaxed);
 }
 
 void ServerReactor::remove_connection(ServerConnection* connection) {
@@ -92,9 +103,11 @@ bool ServerReactor::accept_one() {
     close(fd);
     return true;
   }
-  const int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  auto* connection = new ServerConnection(this, fd);
+  if (!config_.unix_socket) {
+    const int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  auto* connection = new ServerConnection(this, fd, config_.unix_socket);
   connection->next = connections_;
   if (connections_ != nullptr) connections_->prev = connection;
   connections_ = connection;

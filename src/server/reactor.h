@@ -1,7 +1,7 @@
-// ServerReactor: one thread of `hail serve` — its EventLoop, its SO_REUSEPORT listening socket, the
-// connections it accepted, its counters and Date line. Owner: server. Constructed and destroyed by
-// the Server (while its thread is not running); between those only its own thread touches it,
-// except counters(), which any thread may read.
+// ServerReactor: one thread of `hail serve` — its EventLoop, listening socket (SO_REUSEPORT; a dup
+// of the shared one for a Unix socket), TLS context, connections, counters and Date line. Owner:
+// server. Built and destroyed by the Server while its thread is not running; in between only its
+// thread touches it, except counters(), which any thread may read.
 #pragma once
 
 #include <atomic>
@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "net/event_loop.h"
+#include "server/h2_session.h"
 #include "server/response_head.h"
 #include "server/server_stats.h"
 #include "server/session.h"
@@ -16,6 +17,7 @@
 namespace hail {
 
 class ServerConnection;
+class TlsServerContext;
 
 // Limits every reactor of a server shares.
 struct ReactorConfig {
@@ -23,15 +25,22 @@ struct ReactorConfig {
   uint64_t idle_timeout_ns = 0;    // 0: none
   uint32_t max_connections = 0;    // across all reactors
   std::atomic<uint32_t>* live_connections = nullptr;
+  bool unix_socket =
+      false;       // the listening socket is a Unix domain socket (shared: EPOLLEXCLUSIVE)
+  bool h2 = true;  // HTTP/2: ALPN h2 with TLS, h2c prior knowledge in cleartext
+  H2Options h2_options;
 };
 
 inline constexpr size_t kReadBufferBytes = 64 * 1024;
+// Bytes handed to one TLS write: one record (16 KiB of plaintext).
+inline constexpr size_t kTlsWriteBytes = 16 * 1024;
 
 class ServerReactor final : public IoHandler {
  public:
-  // Takes ownership of `loop` and `listen_fd`. `env` fields other than date_line and counters (set
-  // here) come from the server.
-  ServerReactor(EventLoop* loop, int listen_fd, const ReactorConfig& config, SessionEnv env);
+  // Takes ownership of `loop`, `listen_fd` and `tls` (null: cleartext). `env` fields other than
+  // date_line and counters (set here) come from the server.
+  ServerReactor(EventLoop* loop, int listen_fd, const ReactorConfig& config, SessionEnv env,
+                std::unique_ptr<TlsServerContext> tls);
   ~ServerReactor();
   ServerReactor(const ServerReactor&) = delete;
   ServerReactor& operator=(const ServerReactor&) = delete;
@@ -47,6 +56,11 @@ class ServerReactor final : public IoHandler {
   const ReactorConfig& config() const { return config_; }
   const SessionEnv* env() const { return &env_; }
   char* read_buffer() { return read_buffer_.get(); }
+  char* tls_scratch() { return tls_scratch_.get(); }  // kTlsWriteBytes; TLS reactors only
+  TlsServerContext* tls() { return tls_.get(); }
+  const H2Options* h2_options() const { return config_.h2 ? &config_.h2_options : nullptr; }
+  // A connection finished its TLS handshake: the counters take the context's totals.
+  void note_tls_handshake();
   void refresh_date(uint64_t now_ns) { date_cache_.line(now_ns); }
   void remove_connection(ServerConnection* connection);  // unlinks and releases its slot
 
@@ -64,6 +78,8 @@ class ServerReactor final : public IoHandler {
   HttpDateCache date_cache_;
   SessionEnv env_;
   std::unique_ptr<char[]> read_buffer_;  // shared by its connections: input is parsed as it arrives
+  std::unique_ptr<TlsServerContext> tls_;
+  std::unique_ptr<char[]> tls_scratch_;  // TLS writes gathered from several pieces
   ServerConnection* connections_ = nullptr;
 };
 

@@ -1,16 +1,18 @@
 #include "server/server.h"
 
 #include <errno.h>
-#include <netinet/in.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 
 #include "net/address.h"
 #include "net/event_loop.h"
+#include "net/tls.h"
+#include "server/listener.h"
 #include "server/reactor.h"
 #include "server/static_root.h"
 
@@ -20,52 +22,10 @@ namespace {
 
 constexpr int kMaxThreads = 1024;
 
-void set_port(SocketAddress* address, uint16_t port) {
-  if (address->family() == AF_INET) {
-    reinterpret_cast<sockaddr_in*>(&address->storage)->sin_port = htons(port);
-  } else if (address->family() == AF_INET6) {
-    reinterpret_cast<sockaddr_in6*>(&address->storage)->sin6_port = htons(port);
-  }
-}
-
-uint16_t port_of(const SocketAddress& address) {
-  if (address.family() == AF_INET) {
-    return ntohs(reinterpret_cast<const sockaddr_in*>(&address.storage)->sin_port);
-  }
-  return ntohs(reinterpret_cast<const sockaddr_in6*>(&address.storage)->sin6_port);
-}
-
-// A non-blocking listening socket on `address`. SO_REUSEPORT only when several reactors share the
-// port: it lets the kernel spread connections over their sockets, but it would also let a second
-// server of the same user silently share an explicit port, so a single reactor goes without it and
-// a busy port is an error as usual.
-Result<int> open_listener(const SocketAddress& address, bool reuse_port) {
-  const int fd = socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return make_error(std::string("socket: ") + std::strerror(errno));
-  const int one = 1;
-  // SO_REUSEADDR: a restarted server can bind while old connections sit in TIME_WAIT.
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (reuse_port && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
-    const int err = errno;
-    close(fd);
-    return make_error("SO_REUSEPORT: " + std::string(std::strerror(err)));
-  }
-  if (bind(fd, reinterpret_cast<const sockaddr*>(&address.storage), address.len) != 0) {
-    const int err = errno;
-    close(fd);
-    return make_error("cannot bind " + address.to_string() + ": " + std::strerror(err));
-  }
-  if (listen(fd, SOMAXCONN) != 0) {
-    const int err = errno;
-    close(fd);
-    return make_error("cannot listen on " + address.to_string() + ": " + std::strerror(err));
-  }
-  return fd;
-}
-
 void run_reactor(ServerReactor* reactor, int index) {
   // Signals meant for the process go to the thread that waits for them, not to a reactor; SIGPIPE
-  // (sendfile has no MSG_NOSIGNAL) stays pending instead of killing the process.
+  // (sendfile and OpenSSL's writes have no MSG_NOSIGNAL) stays pending instead of killing the
+  // process.
   sigset_t blocked;
   sigemptyset(&blocked);
   sigaddset(&blocked, SIGINT);
@@ -78,6 +38,65 @@ void run_reactor(ServerReactor* reactor, int index) {
   reactor->loop().run();
 }
 
+Result<TlsServerConfig> tls_config_for(const ServerOptions& options) {
+  TlsServerConfig config;
+  if (options.tls_self_signed) {
+    if (!options.tls_cert_file.empty() || !options.tls_key_file.empty()) {
+      return make_error("--tls-self-signed cannot be combined with --tls-cert/--tls-key");
+    }
+    auto pair = generate_self_signed("localhost");
+    if (!pair) return make_error("--tls-self-signed: " + pair.error().message);
+    config.cert_pem = std::move(pair->cert_pem);
+    config.key_pem = std::move(pair->key_pem);
+  } else {
+    if (options.tls_key_file.empty()) return make_error("--tls-cert needs --tls-key");
+    if (options.tls_cert_file.empty()) return make_error("--tls-key needs --tls-cert");
+    config.cert_file = options.tls_cert_file;
+    config.key_file = options.tls_key_file;
+  }
+  if (options.h2) config.alpn.push_back("h2");  // the server's preference comes first
+  config.alpn.push_back("http/1.1");
+  return config;
+}
+
+// The listening sockets, one per reactor. AF_UNIX has no SO_REUSEPORT: one socket, and each further
+// reactor gets a dup of it (registered with EPOLLEXCLUSIVE, see ServerReactor::start_listening).
+Result<std::vector<int>> open_listeners(const ServerOptions& options, uint16_t* port) {
+  std::vector<int> fds;
+  auto fail = [&fds](std::string message) {
+    for (const int fd : fds) close(fd);
+    return make_error(std::move(message));
+  };
+  if (!options.unix_socket.empty()) {
+    auto listener = open_unix_listener(options.unix_socket);
+    if (!listener) return listener.error();
+    fds.push_back(listener.value());
+    for (int i = 1; i < options.threads; ++i) {
+      const int fd = fcntl(fds.front(), F_DUPFD_CLOEXEC, 0);
+      if (fd < 0) return fail(std::string("dup (listening socket): ") + std::strerror(errno));
+      fds.push_back(fd);
+    }
+    return fds;
+  }
+  auto addresses = resolve(options.host, options.port);
+  if (!addresses) return addresses.error();
+  SocketAddress address = addresses.value().front();
+  const bool reuse_port = options.threads > 1;
+  for (int i = 0; i < options.threads; ++i) {
+    auto listener = open_tcp_listener(address, reuse_port);
+    if (!listener) return fail(listener.error().message);
+    fds.push_back(listener.value());
+    if (i == 0) {
+      // Port 0 asked the kernel for one; the other reactors must bind exactly that one.
+      auto bound = bound_port(listener.value());
+      if (!bound) return fail(bound.error().message);
+      *port = bound.value();
+      set_port(&address, *port);
+    }
+  }
+  return fds;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
@@ -86,6 +105,7 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
                       std::to_string(kMaxThreads));
   }
   if (options.max_connections < 1) return make_error("--max-connections 0: must be at least 1");
+  if (options.h2_max_streams < 1) return make_error("--h2-max-streams 0: must be at least 1");
 
   std::unique_ptr<Server> server(new Server());
   if (!options.root.empty()) {
@@ -93,45 +113,59 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
     if (!root) return root.error();
     server->root_ = std::move(root.value());
   }
-
-  auto addresses = resolve(options.host, options.port);
-  if (!addresses) return addresses.error();
-  SocketAddress address = addresses.value().front();
+  TlsServerConfig tls_config;
+  if (options.tls()) {
+    auto config = tls_config_for(options);
+    if (!config) return config.error();
+    tls_config = std::move(config.value());
+    server->tls_ = true;
+  }
 
   ReactorConfig config;
   config.header_timeout_ns = options.header_timeout_ns;
   config.idle_timeout_ns = options.idle_timeout_ns;
   config.max_connections = options.max_connections;
   config.live_connections = &server->live_connections_;
+  config.unix_socket = !options.unix_socket.empty();
+  config.h2 = options.h2;
+  config.h2_options.max_concurrent_streams = options.h2_max_streams;
+  config.h2_options.max_requests = options.h2_max_requests;
   SessionEnv env;
   env.root = server->root_.get();
   env.stats = &Server::stats_of;
   env.stats_ctx = server.get();
 
-  const bool reuse_port = options.threads > 1;
-  for (int i = 0; i < options.threads; ++i) {
-    auto listener = open_listener(address, reuse_port);
-    if (!listener) return listener.error();
-    const int fd = listener.value();
-    if (i == 0) {
-      // Port 0 asked the kernel for one; the other reactors must bind exactly that one.
-      SocketAddress bound;
-      bound.len = sizeof bound.storage;
-      if (getsockname(fd, reinterpret_cast<sockaddr*>(&bound.storage), &bound.len) != 0) {
-        const int err = errno;
-        close(fd);
-        return make_error(std::string("getsockname: ") + std::strerror(err));
+  auto listeners = open_listeners(options, &server->port_);
+  if (!listeners) return listeners.error();
+  std::vector<int>& fds = listeners.value();
+  if (config.unix_socket) {
+    server->unix_socket_ = options.unix_socket;
+    struct stat st {};
+    if (stat(options.unix_socket.c_str(), &st) == 0) server->unix_socket_inode_ = st.st_ino;
+  }
+  for (size_t i = 0; i < fds.size(); ++i) {
+    auto close_rest = [&fds](size_t from) {
+      for (size_t j = from; j < fds.size(); ++j) close(fds[j]);
+    };
+    std::unique_ptr<TlsServerContext> tls;
+    if (options.tls()) {
+      // One context per reactor thread, never shared: no OpenSSL lock on the hot path.
+      auto context = TlsServerContext::create(tls_config);
+      if (!context) {
+        close_rest(i);
+        return make_error("TLS: " + context.error().message);
       }
-      server->port_ = port_of(bound);
-      set_port(&address, server->port_);
+      tls = std::move(context.value());
     }
     auto loop = EventLoop::create();
     if (!loop) {
-      close(fd);
+      close_rest(i);
       return loop.error();
     }
-    server->reactors_.push_back(std::make_unique<ServerReactor>(loop.value(), fd, config, env));
+    server->reactors_.push_back(
+        std::make_unique<ServerReactor>(loop.value(), fds[i], config, env, std::move(tls)));
     if (const int err = server->reactors_.back()->start_listening(); err != 0) {
+      close_rest(i + 1);
       return make_error("epoll_ctl (listening socket): " + std::string(std::strerror(err)));
     }
   }
@@ -155,6 +189,14 @@ void Server::stop() {
   // Connections close here, on the stopping thread, now that no reactor runs. The reactors
   // themselves stay (until the destructor) so that stats() keeps the totals.
   for (auto& reactor : reactors_) reactor->close_all();
+  if (!unix_socket_.empty()) {
+    // Only our own socket file, not one that replaced it meanwhile.
+    struct stat st {};
+    if (stat(unix_socket_.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
+        st.st_ino == unix_socket_inode_) {
+      unlink(unix_socket_.c_str());
+    }
+  }
 }
 
 ServerStats Server::stats() const {

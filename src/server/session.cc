@@ -118,7 +118,7 @@ size_t ServerSession::feed(const char* data, size_t len, uint64_t now_ns) {
     }
     // Malformed (or a limit a callback enforced): answer and close. llhttp stays in its error
     // state, so nothing after this point is ever parsed.
-    respond_error(error_status_ != 0 ? error_status_ : 400, {}, true);
+    respond_error(error_status_ != 0 ? error_status_ : 400, true);
     return len;
   }
   return consumed;
@@ -126,7 +126,7 @@ size_t ServerSession::feed(const char* data, size_t len, uint64_t now_ns) {
 
 void ServerSession::time_out_head() {
   if (output_.closing()) return;
-  respond_error(408, {}, true);
+  respond_error(408, true);
 }
 
 // --- head size accounting ---------------------------------------------------------------------
@@ -170,7 +170,7 @@ void ServerSession::account_partial_head(const char* chunk_end) {
   if (status != 0) {
     in_head_ = false;
     in_message_ = false;
-    respond_error(status, {}, true);
+    respond_error(status, true);
   }
 }
 
@@ -310,146 +310,84 @@ void ServerSession::queue_head(const HeadFields& fields, bool counted) {
   output_.append(scratch_, counted);
 }
 
-void ServerSession::respond_error(int status, std::string_view allow, bool close) {
-  count_request();
-  if (refuses_request(status)) {
+void ServerSession::respond_error(int status, bool close) {
+  Reply reply = error_reply(status);
+  send_reply(reply, close);
+}
+
+void ServerSession::respond() {
+  ReplyRequest request;
+  request.route = route_;
+  request.path = path_;
+  request.content_type = content_type_;
+  request.body = &body_;
+  request.now_ns = now_ns_;
+  Reply reply;
+  make_reply(*env_, request, &reply);
+  send_reply(reply, false);
+  if (route_.endpoint == Endpoint::kEcho && reply.text.capacity() <= kMaxBufferedOutputBytes) {
+    // The /echo body gave its buffer to the reply: take it back for the next request.
+    reply.text.clear();
+    body_.swap(reply.text);
+  }
+}
+
+void ServerSession::send_reply(Reply& reply, bool close) {
+  if (refuses_request(reply.status)) {
     refused_ = true;
     close = true;
   }
   in_head_ = false;
   in_message_ = false;
   HeadFields fields;
-  fields.status = status;
+  fields.status = reply.status;
   fields.keep_alive = keep_alive_ && !close;
   fields.http10 = http10_;
   fields.date_line = date_line();
-  fields.content_type = "text/plain; charset=utf-8";
-  const std::string body = status_body(status);
-  fields.content_length = body.size();
+  fields.content_type = reply.content_type;
+  fields.content_length = reply.length;
   std::string allow_line;
-  if (!allow.empty()) {
-    allow_line = "Allow: " + std::string(allow) + "\r\n";
+  if (!reply.allow.empty()) {
+    allow_line = "Allow: " + std::string(reply.allow) + "\r\n";
     fields.extra_lines = allow_line;
   }
-  queue_head(fields, true);
-  if (!head_method_) output_.append(body, true);
-  if (!fields.keep_alive) output_.add_close();
-}
-
-void ServerSession::respond() {
-  if (route_.endpoint == Endpoint::kError) {
-    respond_error(route_.error_status, route_.allow, false);
-    return;
-  }
-  HeadFields fields;
-  fields.keep_alive = keep_alive_;
-  fields.http10 = http10_;
-  fields.date_line = date_line();
-  switch (route_.endpoint) {
-    case Endpoint::kBytes:
-      count_request();
-      fields.content_type = "application/octet-stream";
-      fields.content_length = route_.number;
-      queue_head(fields, true);
-      if (!head_method_) output_.add_pattern(route_.number, true);
+  // Responses queued behind a delayed one wait for it: HTTP/1 answers in order.
+  if (reply.ready_at_ns != 0) output_.add_delay(reply.ready_at_ns);
+  const bool counted = reply.counted;
+  switch (reply.body) {
+    case Reply::Body::kNone:
+      queue_head(fields, counted);
       break;
-    case Endpoint::kDelay: {
-      count_request();
-      // The delay counts from the request's arrival; responses queued behind it wait for it.
-      output_.add_delay(now_ns_ + route_.number * kNsPerMs);
-      constexpr std::string_view kBody = "ok\n";
-      fields.content_type = "text/plain; charset=utf-8";
-      fields.content_length = kBody.size();
-      queue_head(fields, true);
-      if (!head_method_) output_.append(kBody, true);
+    case Reply::Body::kText:
+      queue_head(fields, counted);
+      if (!head_method_) output_.append(reply.text, counted);
       break;
-    }
-    case Endpoint::kStatus: {
-      count_request();
-      fields.status = static_cast<int>(route_.number);
-      if (status_has_no_body(fields.status)) {
-        queue_head(fields, true);
-        break;
-      }
-      const std::string body = status_body(fields.status);
-      fields.content_type = "text/plain; charset=utf-8";
-      fields.content_length = body.size();
-      queue_head(fields, true);
-      if (!head_method_) output_.append(body, true);
+    case Reply::Body::kPattern:
+      queue_head(fields, counted);
+      if (!head_method_) output_.add_pattern(reply.length, counted);
       break;
-    }
-    case Endpoint::kEcho:
-      count_request();
-      fields.content_type = content_type_;
-      fields.content_length = body_.size();
-      queue_head(fields, true);
-      if (!head_method_) output_.append(body_, true);
-      if (body_.capacity() > kMaxBufferedOutputBytes) {
-        std::string().swap(body_);
+    case Reply::Body::kFile:
+      if (head_method_) {
+        queue_head(fields, counted);
+      } else if (reply.length <= kInlineFileMaxBytes) {
+        const OutputQueue::Mark mark = output_.mark();
+        queue_head(fields, counted);
+        char* dst = output_.append_space(reply.length, counted);
+        const size_t got = pread_full(reply.fd(), dst, reply.length);
+        if (got != reply.length) {
+          // Shrunk (or unreadable) since fstat: the promised Content-Length cannot be kept.
+          output_.rollback(mark);
+          respond_error(500, close);
+          return;
+        }
       } else {
-        body_.clear();
+        queue_head(fields, counted);
+        output_.add_file(reply.take_fd(), 0, reply.length, counted);
       }
       break;
-    case Endpoint::kStats: {
-      const ServerStats stats =
-          env_->stats != nullptr ? env_->stats(env_->stats_ctx) : ServerStats{};
-      const std::string body =
-          "{\"requests\": " + std::to_string(stats.requests) +
-          ", \"connections\": " + std::to_string(stats.connections) +
-          ", \"bytes_sent\": " + std::to_string(stats.bytes_sent) +
-          ", \"rejected_connections\": " + std::to_string(stats.rejected_connections) + "}\n";
-      fields.content_type = "application/json";
-      fields.content_length = body.size();
-      queue_head(fields, false);
-      if (!head_method_) output_.append(body, false);
-      break;
-    }
-    case Endpoint::kStatic:
-      respond_static(&fields);
-      return;  // respond_static() handles closing
-    case Endpoint::kError:
-      break;
   }
-  if (!keep_alive_) output_.add_close();
-}
-
-void ServerSession::respond_static(HeadFields* fields) {
-  if (env_->root == nullptr) {
-    respond_error(404, {}, false);
-    return;
-  }
-  StaticRoot::File file;
-  const int status = env_->root->open_file(path_, &file);
-  if (status != 200) {
-    respond_error(status, {}, false);
-    return;
-  }
-  fields->content_type =
-      file.is_index ? std::string_view("text/html; charset=utf-8") : content_type_for_path(path_);
-  fields->content_length = file.size;
-  if (head_method_) {
-    close(file.fd);
-    count_request();
-    queue_head(*fields, true);
-  } else if (file.size <= kInlineFileMaxBytes) {
-    const OutputQueue::Mark mark = output_.mark();
-    queue_head(*fields, true);
-    char* dst = output_.append_space(file.size, true);
-    const size_t got = pread_full(file.fd, dst, file.size);
-    close(file.fd);
-    if (got != file.size) {
-      // Shrunk (or unreadable) since fstat: the promised Content-Length cannot be kept.
-      output_.rollback(mark);
-      respond_error(500, {}, false);
-      return;
-    }
-    count_request();
-  } else {
-    count_request();
-    queue_head(*fields, true);
-    output_.add_file(file.fd, 0, file.size, true);
-  }
-  if (!keep_alive_) output_.add_close();
+  if (counted) count_request();
+  if (!fields.keep_alive) output_.add_close();
 }
 
 }  // namespace hail

@@ -12,34 +12,12 @@
 #include <string>
 
 #include "server/output_queue.h"
+#include "server/reply.h"
 #include "server/request_path.h"
 #include "server/response_head.h"
-#include "server/server_stats.h"
+#include "server/session_env.h"
 
 namespace hail {
-
-class StaticRoot;
-
-inline constexpr size_t kMaxRequestLineBytes = 8 * 1024;  // longer: 414 and close
-inline constexpr size_t kMaxHeaderBytes = 16 * 1024;      // header fields after it; longer: 431
-inline constexpr uint64_t kMaxEchoBodyBytes = 8 << 20;    // /echo bodies; longer: 413 and close
-// Files up to this size are read into the output buffer (one sendmsg with the head, and the fd is
-// closed at once); larger ones go out with sendfile.
-inline constexpr uint64_t kInlineFileMaxBytes = 64 * 1024;
-// Parsing pauses while this much output waits (the peer is not reading): a pipelining client cannot
-// make us hold more than about this per connection, apart from one /echo body.
-inline constexpr size_t kMaxQueuedSegments = 256;
-inline constexpr size_t kMaxBufferedOutputBytes = 256 * 1024;
-
-// What sessions share with their reactor; it outlives them.
-struct SessionEnv {
-  const StaticRoot* root = nullptr;  // null: no --root, every static path is a 404
-  const std::string* date_line =
-      nullptr;                         // "Date: ...\r\n" kept current by the reactor; null: none
-  ServerCounters* counters = nullptr;  // requests are counted here when a response is queued
-  ServerStats (*stats)(const void* ctx) = nullptr;  // the server-wide totals for /stats
-  const void* stats_ctx = nullptr;
-};
 
 class ServerSession {
  public:
@@ -87,8 +65,9 @@ class ServerSession {
   void end_request_line();
 
   void respond();
-  void respond_static(HeadFields* fields);
-  void respond_error(int status, std::string_view allow, bool close);
+  void respond_error(int status, bool close);
+  // Renders `reply` (shared endpoint logic, server/reply.h) as an HTTP/1.1 response.
+  void send_reply(Reply& reply, bool close);
   void queue_head(const HeadFields& fields, bool counted);
   void count_request();
   std::string_view date_line() const;

@@ -13,7 +13,8 @@ enum class ErrorClass : uint8_t {
   kRead,     // the connection failed or closed while a request was in flight
   kWrite,    // writing the request failed
   kTimeout,  // no complete response within --timeout; the connection was closed
-  kParse,    // malformed response; the connection was closed
+  kParse,    // malformed response (HTTP/2: a connection error); the connection was closed
+  kStream,   // HTTP/2: the server reset the stream (RST_STREAM) or refused it (GOAWAY)
   kCount,
 };
 
@@ -31,6 +32,8 @@ inline const char* error_class_name(ErrorClass c) {
       return "timeout";
     case ErrorClass::kParse:
       return "parse";
+    case ErrorClass::kStream:
+      return "stream";
     case ErrorClass::kCount:
       break;
   }

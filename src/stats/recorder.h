@@ -5,7 +5,9 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 
+#include "core/errno_reason.h"
 #include "stats/error_class.h"
 #include "stats/histogram.h"
 
@@ -21,6 +23,9 @@ struct Counters {
   uint64_t bytes_written = 0;       // request bytes sent while measuring
   uint64_t connections_opened = 0;  // successful connects (warm-up included: see README)
   uint64_t interim_responses = 0;   // 1xx responses skipped before a final one
+  uint64_t tls_handshakes = 0;      // completed while measuring, resumed ones included
+  uint64_t tls_resumed = 0;         // the part of tls_handshakes that resumed a session
+  uint64_t connections_h2 = 0;      // the part of connections_opened that spoke HTTP/2
 
   uint64_t error(ErrorClass c) const { return errors[static_cast<size_t>(c)]; }
   uint64_t request_errors() const {
@@ -66,6 +71,18 @@ class Recorder {
   void on_bytes_read(uint64_t n) { counters_.bytes_read += n; }
   void on_bytes_written(uint64_t n) { counters_.bytes_written += n; }
   void on_interim() { ++counters_.interim_responses; }
+  void on_tls_handshake(uint64_t handshake_ns, bool resumed) {
+    tls_handshake_.record(handshake_ns);
+    ++counters_.tls_handshakes;
+    if (resumed) ++counters_.tls_resumed;
+  }
+  // After each connect (and handshake). version / cipher: static NUL-terminated strings from
+  // OpenSSL (empty for cleartext); the first seen are kept for the report.
+  void on_protocol(bool h2, std::string_view tls_version, std::string_view tls_cipher) {
+    if (h2) ++counters_.connections_h2;
+    if (tls_version_ == nullptr && !tls_version.empty()) tls_version_ = tls_version.data();
+    if (tls_cipher_ == nullptr && !tls_cipher.empty()) tls_cipher_ = tls_cipher.data();
+  }
   void set_in_flight(uint64_t n) { counters_.in_flight = n; }
 
   const Counters& counters() const { return counters_; }
@@ -74,6 +91,9 @@ class Recorder {
   const Histogram& ttfb() const { return ttfb_; }
   const Histogram& service_time() const { return service_; }
   const Histogram& lag() const { return lag_; }
+  const Histogram& tls_handshake() const { return tls_handshake_; }
+  const char* tls_version() const { return tls_version_; }
+  const char* tls_cipher() const { return tls_cipher_; }
   const std::array<uint64_t, kMaxStatus + 1>& status_counts() const { return status_counts_; }
   struct ReasonCount {
     ErrorClass error_class;
@@ -91,12 +111,12 @@ class Recorder {
   Histogram ttfb_;
   Histogram service_;  // rate mode only
   Histogram lag_;      // rate mode only
+  Histogram tls_handshake_;
+  const char* tls_version_ = nullptr;
+  const char* tls_cipher_ = nullptr;
   std::array<uint64_t, kMaxStatus + 1> status_counts_{};
   std::array<ReasonCount, kMaxReasons> reasons_{};
   size_t reason_slots_ = 0;
 };
-
-// A static description of an errno value ("Connection refused"), usable as an error reason.
-const char* errno_reason(int errno_value);
 
 }  // namespace hail

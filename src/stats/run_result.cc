@@ -14,12 +14,9 @@ void Counters::add(const Counters& o) {
   bytes_written += o.bytes_written;
   connections_opened += o.connections_opened;
   interim_responses += o.interim_responses;
-}
-
-const char* errno_reason(int errno_value) {
-  // strerrordesc_np returns static strings (unlike strerror, which may format into a buffer).
-  const char* text = strerrordesc_np(errno_value);
-  return text != nullptr ? text : "unknown error";
+  tls_handshakes += o.tls_handshakes;
+  tls_resumed += o.tls_resumed;
+  connections_h2 += o.connections_h2;
 }
 
 void Recorder::on_error_reason(ErrorClass c, const char* reason) {
@@ -45,6 +42,10 @@ void RunResult::add(const Recorder& recorder) {
   ttfb.merge(recorder.ttfb());
   service_time.merge(recorder.service_time());
   lag.merge(recorder.lag());
+  tls_handshake.merge(recorder.tls_handshake());
+  if (tls_version.empty() && recorder.tls_version() != nullptr)
+    tls_version = recorder.tls_version();
+  if (tls_cipher.empty() && recorder.tls_cipher() != nullptr) tls_cipher = recorder.tls_cipher();
   const auto& codes = recorder.status_counts();
   for (size_t code = 0; code < codes.size(); ++code) {
     if (codes[code] != 0) status_codes[static_cast<int>(code)] += codes[code];

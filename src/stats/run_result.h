@@ -37,6 +37,13 @@ struct RunResult {
   Histogram latency;
   Histogram connect_time;
   Histogram ttfb;
+  // TLS (https://): handshake time (after the TCP connect), what was negotiated.
+  Histogram tls_handshake;
+  std::string tls_version;  // "TLSv1.3"; empty for cleartext
+  std::string tls_cipher;
+  std::string protocol = "http/1.1";  // "h2", "http/1.1", "http/1.0", "http/0.9", or "h2+http/1.1"
+  uint32_t pipeline = 1;
+  uint32_t streams = 1;
 
   // Rate mode (-R): `latency` is corrected (planned send -> response complete).
   double rate_target_per_s = 0;  // 0: closed loop

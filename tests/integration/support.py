@@ -16,7 +16,6 @@ import http.client
 import json
 import os
 import re
-import resource
 import shutil
 import signal
 import socket
@@ -30,7 +29,7 @@ LOOPBACK = "127.0.0.1"
 NGINX = "/usr/sbin/nginx"
 
 # The error classes of hail's JSON report that consume a request (connect errors carry none).
-REQUEST_ERROR_CLASSES = ("read", "write", "timeout", "parse")
+REQUEST_ERROR_CLASSES = ("read", "write", "timeout", "parse", "stream")
 
 
 # --------------------------------------------------------------------------------------------
@@ -198,19 +197,50 @@ def _kill_group(proc, first_signal, timeout):
 class HailServer:
     """`hail serve --host 127.0.0.1 --port 0 [extra args]` for the duration of a `with` block.
 
-    .port is parsed from the "listening on http://127.0.0.1:PORT" line. stats() reads /stats on a
-    fresh connection, which the server counts as one accepted connection (not as a request).
+    tls=True: the server speaks TLS (--tls-self-signed is added unless `extra` names a certificate
+    or already has it; clients must not verify: HailServer.ssl_context() makes a context that does
+    not). unix_socket=PATH (or True: a fresh path in a temp dir) listens on that Unix socket
+    instead of a port (no --host/--port; the server removes the file when it stops); .unix_socket
+    is the path.
+    .port is parsed from the first stdout line, "listening on http://127.0.0.1:PORT" ("https://"
+    with TLS); with a Unix socket the line is "listening on http://localhost (unix socket PATH)"
+    and .port is None. .url is "http(s)://127.0.0.1:PORT", or "http(s)://localhost" with a Unix
+    socket (the URL a client uses together with the socket path).
+    get(path) and stats() read on a fresh HTTP/1.1 connection (over TLS and the Unix socket when
+    the server uses them), which the server counts as one accepted connection but, for /stats, not
+    as a request. With TLS each such read is also a (full) handshake: stats() takes the handshakes
+    of every get() so far out of "tls_handshakes", which then counts other clients' only.
     On exit the server gets SIGTERM and must exit 0 within 10 s (else it is killed and, unless
     the block already failed, an AssertionError is raised)."""
 
-    def __init__(self, *extra, threads=1, ready_timeout=10.0):
-        self.args = ["serve", "--host", LOOPBACK, "--port", "0", "--threads", str(threads)]
-        self.args += [str(a) for a in extra]
+    def __init__(self, *extra, threads=1, ready_timeout=10.0, tls=False, unix_socket=None):
+        extra = [str(a) for a in extra]
+        self.tls = tls or "--tls-self-signed" in extra or any(
+            a == "--tls-cert" or a.startswith("--tls-cert=") for a in extra)
+        self.socket_dir = None
+        if unix_socket is True:
+            self.socket_dir = tempfile.mkdtemp(prefix="hail_serve_")
+            unix_socket = os.path.join(self.socket_dir, "hail.sock")
+        self.unix_socket = str(unix_socket) if unix_socket else None
+        if self.unix_socket:
+            self.args = ["serve", "--unix-socket", self.unix_socket]
+        else:
+            self.args = ["serve", "--host", LOOPBACK, "--port", "0"]
+        self.args += ["--threads", str(threads)]
+        if self.tls and "--tls-self-signed" not in extra and not any(
+                a.startswith("--tls-cert") for a in extra):
+            self.args.append("--tls-self-signed")
+        self.args += extra
         self.ready_timeout = ready_timeout
         self.proc = None
         self.port = None
         self.stderr_file = None
         self.exit_code = None
+        self.own_tls_handshakes = 0  # made by get() (and so stats())
+
+    @property
+    def scheme(self):
+        return "https" if self.tls else "http"
 
     def __enter__(self):
         self.stderr_file = tempfile.TemporaryFile(mode="w+")
@@ -218,14 +248,22 @@ class HailServer:
                                      stdout=subprocess.PIPE, stderr=self.stderr_file,
                                      start_new_session=True)
         try:
-            line = self._read_first_line()
-            m = re.fullmatch(r"listening on http://127\.0\.0\.1:(\d+)", line.strip())
-            if not m:
-                raise AssertionError("hail serve printed %r instead of 'listening on "
-                                     "http://127.0.0.1:PORT'; stderr: %s" % (line, self._stderr()))
-            self.port = int(m.group(1))
-            if not 0 < self.port < 65536:
-                raise AssertionError("hail serve reported port %d" % self.port)
+            line = self._read_first_line().strip()
+            if self.unix_socket:
+                expected = "listening on %s://localhost (unix socket %s)" % (self.scheme,
+                                                                             self.unix_socket)
+                if line != expected:
+                    raise AssertionError("hail serve printed %r instead of %r; stderr: %s"
+                                         % (line, expected, self._stderr()))
+            else:
+                m = re.fullmatch(r"listening on %s://127\.0\.0\.1:(\d+)" % self.scheme, line)
+                if not m:
+                    raise AssertionError("hail serve printed %r instead of 'listening on "
+                                         "%s://127.0.0.1:PORT'; stderr: %s"
+                                         % (line, self.scheme, self._stderr()))
+                self.port = int(m.group(1))
+                if not 0 < self.port < 65536:
+                    raise AssertionError("hail serve reported port %d" % self.port)
         except BaseException:
             self._stop()
             raise
@@ -258,26 +296,79 @@ class HailServer:
 
     @property
     def url(self):
-        return "http://%s:%d" % (LOOPBACK, self.port)
+        if self.unix_socket:
+            return "%s://localhost" % self.scheme
+        return "%s://%s:%d" % (self.scheme, LOOPBACK, self.port)
+
+    @staticmethod
+    def ssl_context():
+        """A client TLS context that accepts the server's self-signed certificate (HTTP/1.1)."""
+        import ssl
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        context.set_alpn_protocols(["http/1.1"])
+        return context
+
+    def get(self, path, timeout=5.0):
+        """GET PATH on a fresh HTTP/1.1 connection to this server (TLS, Unix socket as needed).
+        Returns (status, body)."""
+        if not self.tls and not self.unix_socket:
+            return http_get(self.port, path, timeout)
+        context = self.ssl_context() if self.tls else None
+        if self.unix_socket:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(timeout)
+            try:
+                sock.connect(self.unix_socket)
+                if context is not None:
+                    sock = context.wrap_socket(sock, server_hostname="localhost")
+            except BaseException:
+                sock.close()
+                raise
+            conn = http.client.HTTPConnection("localhost", timeout=timeout)
+            conn.sock = sock  # already connected: http.client uses it as it is
+        else:
+            conn = http.client.HTTPSConnection(LOOPBACK, self.port, timeout=timeout,
+                                               context=context)
+        try:
+            conn.request("GET", path)
+            if self.tls:
+                self.own_tls_handshakes += 1  # the request went out: the handshake is done
+            resp = conn.getresponse()
+            return resp.status, resp.read()
+        finally:
+            conn.close()
 
     def stats(self):
-        """{"requests", "connections", "bytes_sent", ...} from /stats (itself uncounted as a
+        """{"requests", "connections", "bytes_sent", "rejected_connections", "tls_handshakes",
+        "tls_resumed", "h2_connections", "h2_streams"} from /stats (itself uncounted as a
         request, but its connection is counted: see stats_delta)."""
         if self.proc.poll() is not None:
             raise AssertionError("hail serve died (status %s); stderr: %s"
                                  % (self.proc.returncode, self._stderr()))
-        status, body = http_get(self.port, "/stats")
+        status, body = self.get("/stats")
         if status != 200:
             raise AssertionError("/stats answered %d: %r" % (status, body))
-        return json.loads(body)
+        stats = json.loads(body)
+        if "tls_handshakes" in stats:
+            stats["tls_handshakes"] -= self.own_tls_handshakes  # never resumed: fresh contexts
+        return stats
 
     @staticmethod
     def stats_delta(before, after):
         """Server-side requests and connections between two stats() snapshots, not counting the
-        connection the `after` snapshot was read on."""
-        return {"requests": after["requests"] - before["requests"],
-                "connections": after["connections"] - before["connections"] - 1,
-                "bytes_sent": after["bytes_sent"] - before["bytes_sent"]}
+        connection the `after` snapshot was read on (TLS handshakes of stats() are left out by
+        stats() itself)."""
+        delta = {"requests": after["requests"] - before["requests"],
+                 "connections": after["connections"] - before["connections"] - 1,
+                 "bytes_sent": after["bytes_sent"] - before["bytes_sent"]}
+        if "h2_streams" in after and "h2_streams" in before:
+            delta["h2_connections"] = after["h2_connections"] - before["h2_connections"]
+            delta["h2_streams"] = after["h2_streams"] - before["h2_streams"]
+            delta["tls_handshakes"] = after["tls_handshakes"] - before["tls_handshakes"]
+            delta["tls_resumed"] = after["tls_resumed"] - before["tls_resumed"]
+        return delta
 
     def _stop(self):
         if self.proc is None:
@@ -286,6 +377,8 @@ class HailServer:
         self.exit_code = self.proc.returncode
         if self.proc.stdout:
             self.proc.stdout.close()
+        if self.socket_dir is not None:
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
 
     def __exit__(self, exc_type, exc, tb):
         still_running = self.proc.poll() is None
@@ -303,219 +396,8 @@ class HailServer:
 
 
 # --------------------------------------------------------------------------------------------
-# nginx
-
-NGINX_LOG_FORMAT = ("$status $request_method $uri $connection $connection_requests "
-                    "$server_protocol $http_host $http_x_hail_test $msec")
-LogEntry = collections.namedtuple("LogEntry", "status method uri connection connection_requests "
-                                              "protocol host x_hail_test msec")
-
-NGINX_CONF = """\
-{user}worker_processes 1;
-worker_rlimit_nofile {nofile};
-daemon off;
-master_process on;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-
-events {{
-    worker_connections 12000;
-    multi_accept on;
-}}
-
-http {{
-    log_format hail_counts '{log_format}';
-    access_log {dir}/access.log hail_counts;
-    client_body_temp_path {dir}/client_body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-    default_type application/octet-stream;
-    keepalive_requests 1000000000;
-    keepalive_timeout 75s;
-    sendfile on;
-    tcp_nodelay on;
-
-    server {{
-        listen {host}:{port} backlog=4096;
-        server_name localhost;
-        root {dir}/www;
-
-        location = /nginx_status {{
-            stub_status;
-            access_log off;
-        }}
-        location / {{
-        }}
-    }}
-}}
-"""
-
-# Static files every Nginx instance serves from its root (name -> size in bytes).
-NGINX_FILES = {"1k.bin": 1024, "100.bin": 100, "16k.bin": 16 * 1024}
-
-
-def nginx_available():
-    return os.path.isfile(NGINX) and os.access(NGINX, os.X_OK)
-
-
-def require_nginx():
-    """Nginx is a hard requirement of the tests that use it: a clear failure, never a skip."""
-    if not nginx_available():
-        raise AssertionError("nginx is not installed (%s is missing): these tests need Debian's "
-                             "nginx; `./run test` installs it (apt-get install nginx)" % NGINX)
-
-
-class Nginx:
-    """Debian's nginx in a private temp dir (config, pid, logs, temp paths, static files), on
-    127.0.0.1 and a port picked by binding to 0. One worker process. Every request except
-    /nginx_status is logged with NGINX_LOG_FORMAT; log_mark()/log_entries() count them, and
-    stub_status()/quiesce() read stub_status (each call is one connection and one request,
-    which stub_delta() subtracts)."""
-
-    def __init__(self, attempts=5, ready_timeout=10.0):
-        self.attempts = attempts
-        self.ready_timeout = ready_timeout
-        self.dir = None
-        self.proc = None
-        self.port = None
-        self.status_calls = 0
-
-    def __enter__(self):
-        require_nginx()
-        self.dir = tempfile.mkdtemp(prefix="hail-nginx-")
-        try:
-            www = os.path.join(self.dir, "www")
-            os.mkdir(www)
-            for name, size in NGINX_FILES.items():
-                with open(os.path.join(www, name), "wb") as f:
-                    f.write(bytes((i % 251 for i in range(size))))
-            last_error = ""
-            for _ in range(self.attempts):
-                if self._start(free_port()):
-                    return self
-                last_error = self.error_log()
-            raise AssertionError("nginx did not start in %d attempts; error.log:\n%s"
-                                 % (self.attempts, last_error))
-        except BaseException:
-            self._cleanup()
-            raise
-
-    def _start(self, port):
-        is_root = os.geteuid() == 0
-        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-        nofile = 30000 if is_root or hard == resource.RLIM_INFINITY else min(30000, hard)
-        conf = NGINX_CONF.format(user="user root;\n" if is_root else "", nofile=nofile,
-                                 dir=self.dir, log_format=NGINX_LOG_FORMAT, host=LOOPBACK,
-                                 port=port)
-        conf_path = os.path.join(self.dir, "nginx.conf")
-        with open(conf_path, "w") as f:
-            f.write(conf)
-        for name in ("access.log", "error.log"):
-            open(os.path.join(self.dir, name), "w").close()
-        self.proc = subprocess.Popen(
-            [NGINX, "-p", self.dir + "/", "-e", os.path.join(self.dir, "error.log"),
-             "-c", conf_path],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
-        deadline = time.monotonic() + self.ready_timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                break  # failed (e.g. the port was taken meanwhile): the caller retries
-            try:
-                status, _ = http_get(port, "/nginx_status", timeout=1)
-                if status == 200:
-                    self.port = port
-                    self.status_calls = 1
-                    return True
-            except OSError:
-                pass
-            time.sleep(0.02)
-        _kill_group(self.proc, signal.SIGTERM, 5)
-        self.proc = None
-        return False
-
-    @property
-    def url(self):
-        return "http://%s:%d" % (LOOPBACK, self.port)
-
-    def error_log(self):
-        try:
-            with open(os.path.join(self.dir, "error.log")) as f:
-                return f.read()[-4000:]
-        except OSError:
-            return ""
-
-    # -- access log
-    def log_mark(self):
-        """The current end of the access log; log_entries(mark) returns what came after."""
-        return os.path.getsize(os.path.join(self.dir, "access.log"))
-
-    def log_entries(self, mark=0):
-        with open(os.path.join(self.dir, "access.log"), "rb") as f:
-            f.seek(mark)
-            data = f.read().decode("utf-8", "replace")
-        entries = []
-        for line in data.splitlines():
-            fields = line.split(" ")
-            if len(fields) != len(LogEntry._fields):
-                raise AssertionError("unexpected access-log line %r" % line)
-            entries.append(LogEntry(int(fields[0]), fields[1], fields[2], int(fields[3]),
-                                    int(fields[4]), *fields[5:8], float(fields[8])))
-        return entries
-
-    # -- stub_status
-    def stub_status(self):
-        """{"active", "accepts", "handled", "requests", "reading", "writing", "waiting",
-        "calls"}: calls counts stub_status requests so far, this one included."""
-        if self.proc is None or self.proc.poll() is not None:
-            raise AssertionError("nginx is not running; error.log:\n%s" % self.error_log())
-        status, body = http_get(self.port, "/nginx_status")
-        self.status_calls += 1
-        text = body.decode()
-        if status != 200:
-            raise AssertionError("stub_status answered %d: %r" % (status, text))
-        m = re.search(r"Active connections:\s*(\d+)\s+server accepts handled requests\s+"
-                      r"(\d+)\s+(\d+)\s+(\d+)\s+Reading:\s*(\d+)\s+Writing:\s*(\d+)\s+"
-                      r"Waiting:\s*(\d+)", text)
-        if not m:
-            raise AssertionError("cannot parse stub_status: %r" % text)
-        keys = ("active", "accepts", "handled", "requests", "reading", "writing", "waiting")
-        snap = dict(zip(keys, map(int, m.groups())))
-        snap["calls"] = self.status_calls
-        return snap
-
-    def quiesce(self, timeout=10.0):
-        """Waits until nginx has no connection but the stub_status one (so every request of a
-        finished client has been logged: nginx logs a request before it closes or parks its
-        connection) and returns that stub_status snapshot."""
-        return wait_until(lambda: (lambda s: s if s["active"] == 1 else None)(self.stub_status()),
-                          timeout, interval=0.05, what="nginx to close every client connection")
-
-    @staticmethod
-    def stub_delta(before, after):
-        """Accepted connections and requests between two snapshots, without the stub_status
-        calls made after `before` (each one connection and one request)."""
-        calls = after["calls"] - before["calls"]
-        return {"accepts": after["accepts"] - before["accepts"] - calls,
-                "requests": after["requests"] - before["requests"] - calls}
-
-    def _cleanup(self):
-        if self.proc is not None:
-            _kill_group(self.proc, signal.SIGTERM, 10)
-            self.proc = None
-        if self.dir is not None:
-            shutil.rmtree(self.dir, ignore_errors=True)
-            self.dir = None
-
-    def __exit__(self, exc_type, exc, tb):
-        self._cleanup()
-        return False
-
-
-# --------------------------------------------------------------------------------------------
 # A misbehaving server
 
 
 from hostile import HostileServer  # noqa: E402,F401  (re-exported for the tests)
+from nginx_server import LogEntry, Nginx, make_self_signed, nginx_available, require_nginx  # noqa: E402,E501,F401

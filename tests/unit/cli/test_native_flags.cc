@@ -154,6 +154,39 @@ TEST(NativeFlags, ThinkIntervalAndTimeseries) {
   EXPECT_EQ(parse_ok({"--interval", "250ms", "http://h/"}).run.interval_ns, 250'000'000ull);
 }
 
+TEST(NativeFlags, ProtocolsAndTls) {
+  NativeCommand h2 = parse_ok({"--h2", "--streams", "10", "--window-bits", "20", "http://h/"});
+  EXPECT_EQ(h2.run.protocol, HttpProtocol::kHttp2);
+  EXPECT_EQ(h2.run.streams, 10u);
+  EXPECT_EQ(h2.run.window_bits, 20u);
+  NativeCommand tls = parse_ok({"--sni", "api.test", "--tls-min", "1.2", "--tls-max", "1.3",
+                                "--no-tls-resume", "--cacert", "/etc/ssl/ca.pem", "--ciphers",
+                                "TLS_AES_128_GCM_SHA256", "--streams", "4", "https://h/"});
+  EXPECT_EQ(tls.run.url.scheme, "https");
+  EXPECT_EQ(tls.run.tls.sni, "api.test");
+  EXPECT_FALSE(tls.run.tls.resume);
+  EXPECT_TRUE(tls.run.tls.verify);  // --cacert turns checking on
+  EXPECT_EQ(tls.run.tls.ciphersuites, "TLS_AES_128_GCM_SHA256");
+  EXPECT_TRUE(tls.run.tls.ciphers.empty());
+  EXPECT_LT(tls.run.tls.min_version, tls.run.tls.max_version);
+  EXPECT_EQ(parse_ok({"--ciphers", "ECDHE-RSA-AES128-GCM-SHA256", "https://h/"}).run.tls.ciphers,
+            "ECDHE-RSA-AES128-GCM-SHA256");
+  NativeCommand p = parse_ok({"--pipeline", "16", "http://h/"});
+  EXPECT_EQ(p.run.pipeline, 16u);
+  NativeCommand old = parse_ok({"--http0.9", "http://h/x"});
+  EXPECT_TRUE(old.run.http09);
+  EXPECT_FALSE(old.run.request.keep_alive);
+  NativeCommand unix_socket = parse_ok({"--unix-socket", "/run/app.sock", "http://app/"});
+  EXPECT_EQ(unix_socket.run.unix_socket, "/run/app.sock");
+  NativeCommand to = parse_ok({"--connect-to", "[::1]:8080", "http://example.com/"});
+  EXPECT_EQ(to.run.connect_host, "::1");
+  EXPECT_EQ(to.run.connect_port, 8080);
+  EXPECT_EQ(parse_ok({"--connect-to", "10.0.0.2:81", "http://e/"}).run.connect_host, "10.0.0.2");
+  NativeCommand v6 = parse_ok({"http://[::1]:8080/x"});
+  EXPECT_EQ(v6.run.url.host, "::1");
+  EXPECT_EQ(v6.run.request.authority, "[::1]:8080");
+}
+
 TEST(NativeFlags, HelpAndVersionNeedNoUrl) {
   EXPECT_TRUE(parse_ok({"--help"}).show_help);
   EXPECT_TRUE(parse_ok({"-V"}).show_version);
@@ -180,7 +213,6 @@ TEST(NativeFlags, BadInputNamesTheProblem) {
       {{"--timeout", "-1s", "http://h/"}, "--timeout"},
       {{"-H", "NoColon", "http://h/"}, "-H"},
       {{"ftp://h/"}, "unsupported scheme \"ftp\""},
-      {{"https://h/"}, "only http:// is supported"},
       {{"--body-file", "/nonexistent/hail-body", "http://h/"}, "cannot read --body-file"},
       {{"--body", "a", "--body-file", "/etc/hostname", "http://h/"}, "together"},
       {{}, "missing URL"},
@@ -204,6 +236,30 @@ TEST(NativeFlags, BadInputNamesTheProblem) {
       {{"--interval", "x", "http://h/"}, "--interval"},
       {{"--timeseries", "out.txt", "http://h/"}, "unknown file type"},
       {{"--timeseries", "", "http://h/"}, "--timeseries"},
+      {{"--h1", "--h2", "http://h/"}, "--h1 and --h2"},
+      {{"--streams", "4", "http://h/"}, "--streams needs HTTP/2"},
+      {{"--streams", "4", "--h1", "https://h/"}, "--streams needs HTTP/2"},
+      {{"--streams", "0", "--h2", "http://h/"}, "--streams must be at least 1"},
+      {{"--streams", "5000", "--h2", "http://h/"}, "too large"},
+      {{"--window-bits", "40", "--h2", "http://h/"}, "--window-bits"},
+      {{"--window-bits", "10", "https://h/"}, "16 to 30"},
+      {{"--h2", "--http1.0", "http://h/"}, "--http1.0 and --h2"},
+      {{"--h2", "--http0.9", "http://h/"}, "--http0.9 and --h2"},
+      {{"--pipeline", "4", "--h2", "http://h/"}, "--pipeline is HTTP/1.1 only"},
+      {{"--pipeline", "4", "--no-keepalive", "http://h/"}, "--pipeline needs keep-alive"},
+      {{"--pipeline", "0", "http://h/"}, "--pipeline must be at least 1"},
+      {{"--http0.9", "-m", "POST", "http://h/"}, "GET requests only"},
+      {{"--http0.9", "--body", "x", "http://h/"}, "no body"},
+      {{"--sni", "x", "http://h/"}, "--sni applies to https:// URLs only"},
+      {{"--verify", "http://h/"}, "--verify applies to https://"},
+      {{"--tls-min", "1.4", "https://h/"}, "1.4"},
+      {{"--tls-max", "ssl3", "https://h/"}, "--tls-max"},
+      {{"--sni", "", "https://h/"}, "--sni"},
+      {{"--connect-to", "nohost", "http://h/"}, "HOST:PORT"},
+      {{"--connect-to", "h:0", "http://h/"}, "--connect-to"},
+      {{"--connect-to", "h:70000", "http://h/"}, "--connect-to"},
+      {{"--unix-socket", "/x", "--connect-to", "h:1", "http://h/"}, "together"},
+      {{"--unix-socket", "", "http://h/"}, "--unix-socket needs a path"},
   };
   for (const auto& c : cases) {
     std::string msg = parse_err(c.args);

@@ -70,33 +70,34 @@ RunResult windowed_result() {
 
 constexpr const char* kCsvHeader =
     "t_start_s,t_end_s,warmup,completed,requests_per_s,errors,errors_connect,errors_read,"
-    "errors_write,errors_timeout,errors_parse,status_errors,latency_p50_us,latency_p90_us,"
+    "errors_write,errors_timeout,errors_parse,errors_stream,status_errors,latency_p50_us,latency_"
+    "p90_us,"
     "latency_p99_us,latency_max_us,open_connections,target\n";
 
 constexpr const char* kJsonlRows[] = {
     R"({"t_start_s":0.000,"t_end_s":1.000,"warmup":true,"completed":100,"requests_per_s":100.000,)"
     R"("errors":0,"errors_connect":0,"errors_read":0,"errors_write":0,"errors_timeout":0,)"
-    R"("errors_parse":0,"status_errors":0,"latency_p50_us":1234.567,"latency_p90_us":2000.000,)"
+    R"("errors_parse":0,"errors_stream":0,"status_errors":0,"latency_p50_us":1234.567,"latency_p90_us":2000.000,)"
     R"("latency_p99_us":3500.500,"latency_max_us":9000.001,"open_connections":10,"target":10.000})",
     R"({"t_start_s":1.000,"t_end_s":2.500,"warmup":false,"completed":300,)"
     R"("requests_per_s":200.000,"errors":12,"errors_connect":1,"errors_read":2,"errors_write":0,)"
-    R"("errors_timeout":4,"errors_parse":5,"status_errors":7,"latency_p50_us":500.000,)"
+    R"("errors_timeout":4,"errors_parse":5,"errors_stream":0,"status_errors":7,"latency_p50_us":500.000,)"
     R"("latency_p90_us":750.250,"latency_p99_us":999.999,"latency_max_us":12345.678,)"
     R"("open_connections":20,"target":20.500})",
     R"({"t_start_s":2.500,"t_end_s":2.750,"warmup":false,"completed":0,"requests_per_s":0.000,)"
     R"("errors":0,"errors_connect":0,"errors_read":0,"errors_write":0,"errors_timeout":0,)"
-    R"("errors_parse":0,"status_errors":0,"latency_p50_us":null,"latency_p90_us":null,)"
+    R"("errors_parse":0,"errors_stream":0,"status_errors":0,"latency_p50_us":null,"latency_p90_us":null,)"
     R"("latency_p99_us":null,"latency_max_us":null,"open_connections":3,"target":0.000})",
 };
 
 TEST(TimeseriesWriter, CsvHasHeaderAndOneRowPerInterval) {
   EXPECT_EQ(render_timeseries_csv(windowed_result()),
             std::string(kCsvHeader) +
-                "0.000,1.000,1,100,100.000,0,0,0,0,0,0,0,1234.567,2000.000,3500.500,9000.001,10,"
+                "0.000,1.000,1,100,100.000,0,0,0,0,0,0,0,0,1234.567,2000.000,3500.500,9000.001,10,"
                 "10.000\n"
-                "1.000,2.500,0,300,200.000,12,1,2,0,4,5,7,500.000,750.250,999.999,12345.678,20,"
+                "1.000,2.500,0,300,200.000,12,1,2,0,4,5,0,7,500.000,750.250,999.999,12345.678,20,"
                 "20.500\n"
-                "2.500,2.750,0,0,0.000,0,0,0,0,0,0,0,,,,,3,0.000\n");
+                "2.500,2.750,0,0,0.000,0,0,0,0,0,0,0,0,,,,,3,0.000\n");
 }
 
 TEST(TimeseriesWriter, JsonLinesHasOneCompactObjectPerLine) {
@@ -110,7 +111,7 @@ TEST(TimeseriesWriter, TargetIsAbsentWithoutAPlan) {
   r.intervals.resize(1);
   const std::string csv = render_timeseries_csv(r);
   EXPECT_EQ(csv.substr(csv.find('\n') + 1),
-            "0.000,1.000,1,100,100.000,0,0,0,0,0,0,0,1234.567,2000.000,3500.500,9000.001,10,\n");
+            "0.000,1.000,1,100,100.000,0,0,0,0,0,0,0,0,1234.567,2000.000,3500.500,9000.001,10,\n");
   const std::string jsonl = render_timeseries_jsonl(r);
   EXPECT_EQ(jsonl.substr(jsonl.find("\"open_connections\"")),
             "\"open_connections\":10,\"target\":null}\n");
@@ -247,7 +248,8 @@ TEST(JsonReport, StagesListEveryStepWithTargetRateErrorsAndLatency) {
           "read": 3,
           "write": 0,
           "timeout": 1,
-          "parse": 0
+          "parse": 0,
+          "stream": 0
         },
         "status_errors": 2,
         "latency_us": {
@@ -271,7 +273,8 @@ TEST(JsonReport, StagesListEveryStepWithTargetRateErrorsAndLatency) {
           "read": 0,
           "write": 0,
           "timeout": 0,
-          "parse": 0
+          "parse": 0,
+          "stream": 0
         },
         "status_errors": 0,
         "latency_us": {

@@ -15,6 +15,31 @@ TEST(ServeFlags, Defaults) {
   EXPECT_EQ(options->header_timeout_ns, 10 * kNsPerSec);
   EXPECT_EQ(options->idle_timeout_ns, 60 * kNsPerSec);
   EXPECT_EQ(options->max_connections, 10000u);
+  EXPECT_EQ(options->unix_socket, "");
+  EXPECT_FALSE(options->tls());
+  EXPECT_TRUE(options->h2);
+  EXPECT_EQ(options->h2_max_streams, 100u);
+  EXPECT_EQ(options->h2_max_requests, 0u);
+}
+
+TEST(ServeFlags, TlsH2AndUnixSocket) {
+  auto options = parse_serve_flags({"--tls-cert", "c.pem", "--tls-key=k.pem", "--no-h2",
+                                    "--h2-max-streams", "8", "--h2-max-requests=1000"});
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_EQ(options->tls_cert_file, "c.pem");
+  EXPECT_EQ(options->tls_key_file, "k.pem");
+  EXPECT_FALSE(options->tls_self_signed);
+  EXPECT_TRUE(options->tls());
+  EXPECT_FALSE(options->h2);
+  EXPECT_EQ(options->h2_max_streams, 8u);
+  EXPECT_EQ(options->h2_max_requests, 1000u);
+
+  options = parse_serve_flags({"--tls-self-signed", "--unix-socket", "/tmp/h.sock", "--threads=2"});
+  ASSERT_TRUE(options.ok()) << options.error().message;
+  EXPECT_TRUE(options->tls_self_signed);
+  EXPECT_TRUE(options->tls());
+  EXPECT_EQ(options->unix_socket, "/tmp/h.sock");
+  EXPECT_EQ(options->threads, 2);
 }
 
 TEST(ServeFlags, BothSpellings) {
@@ -56,6 +81,18 @@ TEST(ServeFlags, Errors) {
       {{"extra"}, "unexpected argument \"extra\" for hail serve"},
       {{"--root="}, "--root: empty directory name"},
       {{"--host="}, "--host: empty host name"},
+      {{"--unix-socket="}, "--unix-socket: empty path"},
+      {{"--unix-socket", "/tmp/s", "--port", "80"},
+       "--unix-socket cannot be combined with --host or --port"},
+      {{"--host", "::1", "--unix-socket", "/tmp/s"},
+       "--unix-socket cannot be combined with --host or --port"},
+      {{"--tls-cert", "c.pem"}, "--tls-cert needs --tls-key"},
+      {{"--tls-key", "k.pem"}, "--tls-key needs --tls-cert"},
+      {{"--tls-self-signed", "--tls-cert", "c.pem", "--tls-key", "k.pem"},
+       "--tls-self-signed cannot be combined with --tls-cert or --tls-key"},
+      {{"--tls-self-signed=yes"}, "option --tls-self-signed takes no value for hail serve"},
+      {{"--h2-max-streams", "0"}, "--h2-max-streams \"0\": must be 1..2147483647"},
+      {{"--h2-max-requests", "-3"}, "--h2-max-requests \"-3\": not a whole number"},
   };
   for (const Case& c : cases) {
     auto options = parse_serve_flags(c.args);
@@ -70,9 +107,27 @@ TEST(ServeFlags, Errors) {
 
 TEST(ServeFlags, UsageMentionsEveryFlag) {
   const std::string usage = serve_usage();
-  for (const char* flag :
-       {"--host", "--port", "--root", "--threads", "--header-timeout", "--idle-timeout",
-        "--max-connections", "/bytes/N", "/delay/MS", "/status/CODE", "/echo", "/stats"}) {
+  for (const char* flag : {"--host",
+                           "--port",
+                           "--root",
+                           "--threads",
+                           "--header-timeout",
+                           "--idle-timeout",
+                           "--max-connections",
+                           "--unix-socket",
+                           "--tls-cert",
+                           "--tls-key",
+                           "--tls-self-signed",
+                           "--no-h2",
+                           "--h2-max-streams",
+                           "--h2-max-requests",
+                           "/bytes/N",
+                           "/delay/MS",
+                           "/status/CODE",
+                           "/echo",
+                           "/stats",
+                           "tls_handshakes",
+                           "h2_streams"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }

@@ -347,7 +347,8 @@ TEST(Server, StatsCountExactly) {
   auto read_stats = [&] { return get(port, "GET /stats HTTP/1.1\r\n\r\n").body; };
   EXPECT_EQ(
       read_stats(),
-      "{\"requests\": 0, \"connections\": 1, \"bytes_sent\": 0, \"rejected_connections\": 0}\n");
+      "{\"requests\": 0, \"connections\": 1, \"bytes_sent\": 0, \"rejected_connections\": 0, "
+      "\"tls_handshakes\": 0, \"tls_resumed\": 0, \"h2_connections\": 0, \"h2_streams\": 0}\n");
   uint64_t body_and_head_bytes = 0;
   for (int c = 0; c < 3; ++c) {
     Client client(port);

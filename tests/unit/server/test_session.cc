@@ -325,7 +325,8 @@ TEST_F(SessionTest, StatsAreNotCounted) {
   EXPECT_EQ(r[1].header("content-type"), "application/json");
   EXPECT_EQ(
       r[1].body,
-      "{\"requests\": 11, \"connections\": 22, \"bytes_sent\": 33, \"rejected_connections\": 0}\n");
+      "{\"requests\": 11, \"connections\": 22, \"bytes_sent\": 33, \"rejected_connections\": 0, "
+      "\"tls_handshakes\": 0, \"tls_resumed\": 0, \"h2_connections\": 0, \"h2_streams\": 0}\n");
   EXPECT_EQ(counters_.requests.load(), 2u);  // /bytes and the 404
 }
 

@@ -1,0 +1,89 @@
+// ClientSession: the client side of one HTTP connection as a pure state machine — requests
+// submitted, bytes to send out, received bytes in, and per-request events to a listener. HTTP/1.x
+// (Http1ClientSession, pipelining) and HTTP/2 (H2ClientSession, streams) implement it; the
+// connection picks one per connection (ALPN, --h2, --h1). No socket, no clock: tests feed bytes.
+// Owned by one connection; used only by that connection's thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "stats/error_class.h"
+
+namespace hail {
+
+// Events of the requests a session carries. `slot` is the connection's own number for a request
+// (given to submit()); every submitted request gets exactly one of on_response_complete or
+// on_request_failed, unless the session reports a connection error first (then the connection
+// fails every request still in flight itself).
+class SessionListener {
+ public:
+  virtual ~SessionListener() = default;
+  // The first byte of the request's response (HTTP/2: its first HEADERS frame) arrived.
+  virtual void on_first_byte(uint32_t slot) = 0;
+  // The whole response is in. interim: 1xx responses skipped before it.
+  virtual void on_response_complete(uint32_t slot, int status, uint32_t interim) = 0;
+  // This request failed but the connection lives on (HTTP/2 RST_STREAM: ErrorClass::kStream, or a
+  // stream refused by GOAWAY). `reason` has static storage.
+  virtual void on_request_failed(uint32_t slot, ErrorClass error, const char* reason) = 0;
+};
+
+enum class SessionStatus : uint8_t {
+  kOk,
+  // The connection must be closed: a protocol error (parse error, HTTP/2 connection error). The
+  // requests in flight fail with error() / error_reason().
+  kError,
+};
+
+struct RequestTemplate;  // http/request.h: built once per run, outlives every session
+
+class ClientSession {
+ public:
+  virtual ~ClientSession() = default;
+
+  // A new connection (after connect and any TLS handshake): forget everything of the previous one.
+  // HTTP/2 queues its connection preface and SETTINGS as pending output here.
+  virtual void reset() = 0;
+
+  // How many more requests may be submitted now: pipeline depth (HTTP/1) or the smaller of
+  // --streams and the server's SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2), minus those in flight;
+  // 0 once the connection may carry no more (Connection: close seen, GOAWAY received).
+  virtual uint32_t capacity() const = 0;
+  virtual uint32_t in_flight() const = 0;
+  // Queues one request (capacity() > 0); its bytes become pending output. `request` must stay
+  // valid until the request's outcome.
+  virtual void submit(uint32_t slot, const RequestTemplate& request) = 0;
+
+  // Gives up on one request in flight (its timeout expired) without closing the connection: HTTP/2
+  // resets the stream. False when the protocol cannot (HTTP/1: the connection must close).
+  virtual bool cancel(uint32_t /*slot*/) { return false; }
+
+  // Bytes to write to the transport (empty: nothing to send), and how many were written.
+  virtual std::string_view pending_output() = 0;
+  virtual void consume_output(size_t bytes) = 0;
+
+  // Received bytes. Events for complete responses are delivered to the listener before it returns.
+  virtual SessionStatus feed(const char* data, size_t len, SessionListener& listener) = 0;
+  // The peer closed. A response delimited by the close completes; requests still in flight then
+  // fail with error() (kRead) — the connection reports them.
+  virtual SessionStatus on_eof(SessionListener& listener) = 0;
+
+  // After kError or on_eof: the class and reason for every request still in flight.
+  virtual ErrorClass error() const = 0;
+  virtual const char* error_reason() const = 0;
+
+  // May the connection carry further requests once the current ones are done? False after
+  // "Connection: close", an HTTP/1.0 response without keep-alive, a read-until-close body, or a
+  // GOAWAY. The connection then reconnects once in_flight() is 0.
+  virtual bool reusable() const = 0;
+
+  // HTTP/1 fast path: body bytes of the current response whose content nobody needs, which the
+  // connection may drop in the kernel (Transport::discard) and then report with skip_body().
+  virtual size_t skippable_body_bytes() const { return 0; }
+  virtual SessionStatus skip_body(size_t /*bytes*/, SessionListener& /*listener*/) {
+    return SessionStatus::kOk;
+  }
+};
+
+}  // namespace hail

@@ -1,0 +1,586 @@
+// H2ClientSession on nghttp2, in memory: nghttp2_session_mem_recv takes what the connection read,
+// nghttp2_session_mem_send fills our own output buffer. Requests map to streams through
+// stream_user_data, which holds the index + 1 of an entry in a table sized at --streams.
+//
+// Allocation: nghttp2 allocates per stream internally (its stream object, the outbound HEADERS
+// item, the copied nghttp2_nv array, HPACK entries); that is not ours to avoid. This file allocates
+// nothing per request in steady state: the entry table, its free list, the header-field array and
+// the output buffer keep their capacity across requests.
+#include "http/h2_client_session.h"
+
+#include <nghttp2/nghttp2.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+
+#include "http/request.h"
+
+namespace hail {
+
+namespace {
+
+// Output is produced from nghttp2 until this much waits unsent (control frames always go in).
+constexpr size_t kOutputCapBytes = 64 * 1024;
+// ...unless this much already waits: a server that floods us with PINGs or SETTINGS while not
+// reading our answers then trips nghttp2's own flood detection (mem_recv fails) instead of
+// growing our buffer without bound.
+constexpr size_t kBacklogLimitBytes = 4 * 1024 * 1024;
+constexpr uint32_t kDefaultWindowBytes = 65535;  // RFC 9113 §6.9.2
+// We never accept server-initiated streams (ENABLE_PUSH 0); this is only what we advertise.
+constexpr uint32_t kAdvertisedMaxStreams = 100;
+
+// Reasons per HTTP/2 error code (RFC 9113 §7), as static strings: one table per prefix, in code
+// order, with a last entry for unknown codes.
+// clang-format off
+#define HAIL_H2_ERROR_CODES(X)                                                                  \
+  X(NO_ERROR) X(PROTOCOL_ERROR) X(INTERNAL_ERROR) X(FLOW_CONTROL_ERROR) X(SETTINGS_TIMEOUT)     \
+  X(STREAM_CLOSED) X(FRAME_SIZE_ERROR) X(REFUSED_STREAM) X(CANCEL) X(COMPRESSION_ERROR)         \
+  X(CONNECT_ERROR) X(ENHANCE_YOUR_CALM) X(INADEQUATE_SECURITY) X(HTTP_1_1_REQUIRED)
+// clang-format on
+#define HAIL_PEER_RESET(name) "stream reset: " #name,
+#define HAIL_LOCAL_RESET(name) "stream error: " #name,
+#define HAIL_CONNECTION_ERROR(name) "connection error: " #name,
+constexpr uint32_t kKnownCodes = 14;
+// The server reset the stream (RST_STREAM).
+constexpr const char* kPeerReset[] = {
+    HAIL_H2_ERROR_CODES(HAIL_PEER_RESET) "stream reset: unknown error code"};
+// nghttp2 reset the stream because its response was malformed (RFC 9113 §8.1.1).
+constexpr const char* kLocalReset[] = {
+    HAIL_H2_ERROR_CODES(HAIL_LOCAL_RESET) "stream error: unknown error code"};
+// nghttp2 ended the connection (its GOAWAY carries this code): the server broke the protocol.
+constexpr const char* kConnectionError[] = {
+    HAIL_H2_ERROR_CODES(HAIL_CONNECTION_ERROR) "connection error: unknown error code"};
+#undef HAIL_CONNECTION_ERROR
+#undef HAIL_LOCAL_RESET
+#undef HAIL_PEER_RESET
+#undef HAIL_H2_ERROR_CODES
+static_assert(std::size(kPeerReset) == kKnownCodes + 1 &&
+              std::size(kLocalReset) == kKnownCodes + 1 &&
+              std::size(kConnectionError) == kKnownCodes + 1);
+constexpr const char* kRefusedByGoaway = "refused by GOAWAY";
+constexpr const char* kNoFinalStatus = "stream error: response ended without a final status";
+
+const char* code_reason(const char* const (&table)[kKnownCodes + 1], uint32_t code) {
+  return table[std::min(code, kKnownCodes)];
+}
+
+nghttp2_nv make_nv(const char* name, size_t name_len, const std::string& value) {
+  return nghttp2_nv{reinterpret_cast<uint8_t*>(const_cast<char*>(name)),
+                    reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name_len,
+                    value.size(), NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
+}
+
+}  // namespace
+
+struct H2ClientSession::Impl {
+  // One request in flight. Entries are reused; an entry is found from its stream through
+  // stream_user_data (index + 1), and stream_id guards against a stale mapping.
+  struct Entry {
+    const RequestTemplate* request = nullptr;
+    uint32_t slot = 0;
+    int32_t stream_id = 0;
+    size_t body_offset = 0;  // request body bytes handed to nghttp2
+    int status = 0;          // final status, 0 until it arrives
+    uint32_t interim = 0;    // 1xx responses before it
+    bool active = false;
+    bool first_byte = false;
+    bool peer_reset = false;       // the server sent RST_STREAM
+    bool deferred = false;         // closed while no listener was at hand: `reason` waits
+    const char* reason = nullptr;  // deferred failure
+  };
+
+  explicit Impl(const H2Settings& s)
+      : max_streams(std::max(s.max_streams, 1u)),
+        window_bytes(
+            static_cast<uint32_t>((uint64_t{1} << std::clamp(s.window_bits, 1u, 31u)) - 1)) {
+    nghttp2_session_callbacks_new(&callbacks);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, &Impl::on_begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback(callbacks, &Impl::on_header);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &Impl::on_frame_recv);
+    nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, &Impl::on_frame_send);
+    nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &Impl::on_stream_close);
+    entries.resize(max_streams);
+    free_entries.reserve(max_streams);
+    deferred_entries.reserve(max_streams);
+    nv.reserve(32);
+    out.reserve(kOutputCapBytes + 16 * 1024);
+  }
+
+  ~Impl() {
+    if (session != nullptr) nghttp2_session_del(session);
+    nghttp2_session_callbacks_del(callbacks);
+  }
+
+  void reset();
+  void submit(uint32_t slot, const RequestTemplate& request);
+  bool cancel(uint32_t slot);
+  void fill_output();
+  SessionStatus feed(const char* data, size_t len, SessionListener& l);
+  SessionStatus on_eof(SessionListener& l);
+  uint32_t capacity() const;
+  bool ids_exhausted() const { return nghttp2_session_get_next_stream_id(session) > INT32_MAX; }
+
+  // The entry of a stream, or nullptr (not ours any more, or the session failed).
+  Entry* find(int32_t stream_id) {
+    if (dead) return nullptr;
+    const auto index =
+        reinterpret_cast<uintptr_t>(nghttp2_session_get_stream_user_data(session, stream_id));
+    if (index == 0 || index > entries.size()) return nullptr;
+    Entry& e = entries[index - 1];
+    return e.active && !e.deferred && e.stream_id == stream_id ? &e : nullptr;
+  }
+  uint32_t index_of(const Entry& e) const { return static_cast<uint32_t>(&e - entries.data()); }
+  void release(Entry& e) {
+    e.active = false;
+    e.deferred = false;
+    --in_flight;
+    free_entries.push_back(index_of(e));
+  }
+  // Unhooks a stream nghttp2 still knows, so that nothing of it reaches us any more.
+  void detach(Entry& e) { nghttp2_session_set_stream_user_data(session, e.stream_id, nullptr); }
+  // The response ended while nghttp2 still knows the stream: unhook it, and reset it if our side
+  // is still sending (an early answer to an upload).
+  void end_stream(Entry& e, uint32_t error_code) {
+    detach(e);
+    if (nghttp2_session_get_stream_local_close(session, e.stream_id) == 0) {
+      nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, e.stream_id, error_code);
+    }
+  }
+  void complete(Entry& e);
+  void fail(Entry& e, const char* reason);
+  void deliver_deferred();
+  void refuse_unsent_after_goaway();
+  void fail_connection(ErrorClass error, const char* reason) {
+    if (dead) return;
+    dead = true;
+    error_class = error;
+    error_reason = reason;
+  }
+
+  static int on_begin_headers(nghttp2_session* s, const nghttp2_frame* frame, void* user);
+  static int on_header(nghttp2_session* s, const nghttp2_frame* frame, const uint8_t* name,
+                       size_t name_len, const uint8_t* value, size_t value_len, uint8_t flags,
+                       void* user);
+  static int on_frame_recv(nghttp2_session* s, const nghttp2_frame* frame, void* user);
+  static int on_frame_send(nghttp2_session* s, const nghttp2_frame* frame, void* user);
+  static int on_stream_close(nghttp2_session* s, int32_t stream_id, uint32_t error_code,
+                             void* user);
+  static ssize_t read_body(nghttp2_session* s, int32_t stream_id, uint8_t* buf, size_t length,
+                           uint32_t* data_flags, nghttp2_data_source* source, void* user);
+
+  const uint32_t max_streams;
+  const uint32_t window_bytes;
+  nghttp2_session_callbacks* callbacks = nullptr;
+  nghttp2_session* session = nullptr;
+  SessionListener* listener = nullptr;  // set while feed() / on_eof() run
+  bool in_nghttp2 = false;              // inside mem_recv / mem_send (no re-entry)
+  std::vector<Entry> entries;
+  std::vector<uint32_t> free_entries;
+  std::vector<uint32_t> deferred_entries;
+  std::vector<nghttp2_nv> nv;
+  std::string out;
+  size_t out_offset = 0;
+  int last_sent_type = -1;  // of the last frame mem_send produced in this fill_output()
+  uint32_t in_flight = 0;
+  bool settings_received = false;
+  bool goaway = false;
+  int32_t goaway_last_stream_id = 0;
+  bool eof = false;
+  bool dead = false;  // a connection error (or EOF with requests in flight): kError, no more events
+  ErrorClass error_class = ErrorClass::kRead;
+  const char* error_reason = "";
+};
+
+void H2ClientSession::Impl::reset() {
+  if (session != nullptr) nghttp2_session_del(session);
+  session = nullptr;
+  free_entries.clear();
+  for (uint32_t i = static_cast<uint32_t>(entries.size()); i > 0; --i) {
+    entries[i - 1] = Entry{};
+    free_entries.push_back(i - 1);
+  }
+  deferred_entries.clear();
+  out.clear();
+  out_offset = 0;
+  in_flight = 0;
+  settings_received = false;
+  goaway = false;
+  goaway_last_stream_id = 0;
+  eof = false;
+  dead = false;
+  error_class = ErrorClass::kRead;
+  error_reason = "";
+  if (int rv = nghttp2_session_client_new(&session, callbacks, this); rv != 0) {
+    session = nullptr;
+    fail_connection(ErrorClass::kParse, nghttp2_strerror(rv));
+    return;
+  }
+  const nghttp2_settings_entry settings[] = {
+      {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+      {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, kAdvertisedMaxStreams},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, window_bytes},
+  };
+  nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, settings, std::size(settings));
+  // The connection window is not a setting: raise it with a WINDOW_UPDATE (RFC 9113 §6.9.2).
+  if (window_bytes > kDefaultWindowBytes) {
+    nghttp2_session_set_local_window_size(session, NGHTTP2_FLAG_NONE, 0,
+                                          static_cast<int32_t>(window_bytes));
+  }
+}
+
+uint32_t H2ClientSession::Impl::capacity() const {
+  // Nothing before the server's SETTINGS: its MAX_CONCURRENT_STREAMS is unknown until then, and
+  // streams sent beyond it would be refused (counted as errors) instead of waiting.
+  if (session == nullptr || dead || eof || goaway || !settings_received || ids_exhausted()) {
+    return 0;
+  }
+  const uint32_t limit = std::min(
+      max_streams,
+      nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS));
+  return limit > in_flight ? limit - in_flight : 0;
+}
+
+void H2ClientSession::Impl::submit(uint32_t slot, const RequestTemplate& request) {
+  uint32_t index = 0;
+  if (!free_entries.empty()) {
+    index = free_entries.back();
+    free_entries.pop_back();
+  } else {  // more than capacity() allowed: grow (not the steady state)
+    index = static_cast<uint32_t>(entries.size());
+    entries.emplace_back();
+  }
+  Entry& e = entries[index];
+  e = Entry{};
+  e.request = &request;
+  e.slot = slot;
+  e.active = true;
+  ++in_flight;
+  if (session == nullptr || dead) return;  // the caller fails it with error()
+
+  nv.clear();
+  nv.push_back(make_nv(":method", 7, request.method));
+  nv.push_back(make_nv(":scheme", 7, request.scheme));
+  if (!request.authority.empty()) nv.push_back(make_nv(":authority", 10, request.authority));
+  nv.push_back(make_nv(":path", 5, request.path));
+  for (const auto& [name, value] : request.h2_fields) {
+    nv.push_back(make_nv(name.data(), name.size(), value));
+  }
+  nghttp2_data_provider body;
+  body.source.ptr = nullptr;
+  body.read_callback = &Impl::read_body;
+  const int32_t id = nghttp2_submit_request(session, nullptr, nv.data(), nv.size(),
+                                            request.body.empty() ? nullptr : &body,
+                                            reinterpret_cast<void*>(uintptr_t{index} + 1));
+  if (id < 0) {
+    // Not expected (stream IDs run out only past capacity()): reported by the next feed/on_eof.
+    e.deferred = true;
+    e.reason = nghttp2_strerror(id);
+    deferred_entries.push_back(index);
+    return;
+  }
+  e.stream_id = id;
+}
+
+bool H2ClientSession::Impl::cancel(uint32_t slot) {
+  if (session == nullptr || dead) return false;  // the connection must close
+  for (Entry& e : entries) {
+    if (!e.active || e.slot != slot) continue;
+    if (e.deferred) {
+      deferred_entries.erase(
+          std::find(deferred_entries.begin(), deferred_entries.end(), index_of(e)));
+    } else {
+      detach(e);
+      // Also withdraws HEADERS not sent yet (nghttp2 1.52 cancels them in its queue).
+      nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, e.stream_id, NGHTTP2_CANCEL);
+    }
+    release(e);
+    return true;
+  }
+  return false;
+}
+
+// Only on_frame_recv completes a response, and it runs inside feed(): the listener is at hand.
+void H2ClientSession::Impl::complete(Entry& e) {
+  const uint32_t slot = e.slot;
+  const int status = e.status;
+  const uint32_t interim = e.interim;
+  release(e);
+  listener->on_response_complete(slot, status, interim);
+}
+
+void H2ClientSession::Impl::fail(Entry& e, const char* reason) {
+  if (listener == nullptr) {
+    // Only mem_send (pending_output) gets here, e.g. a request submitted after GOAWAY: the next
+    // feed() or on_eof() reports it.
+    e.deferred = true;
+    e.reason = reason;
+    deferred_entries.push_back(index_of(e));
+    return;
+  }
+  const uint32_t slot = e.slot;
+  release(e);
+  listener->on_request_failed(slot, ErrorClass::kStream, reason);
+}
+
+void H2ClientSession::Impl::deliver_deferred() {
+  while (!deferred_entries.empty() && !dead) {
+    Entry& e = entries[deferred_entries.back()];
+    deferred_entries.pop_back();
+    const uint32_t slot = e.slot;
+    const char* reason = e.reason;
+    release(e);
+    listener->on_request_failed(slot, ErrorClass::kStream, reason);
+  }
+}
+
+void H2ClientSession::Impl::refuse_unsent_after_goaway() {
+  // nghttp2 closes the open streams above last_stream_id itself (REFUSED_STREAM, on_stream_close).
+  // Requests whose HEADERS are still queued would only be refused later inside mem_send, where no
+  // listener is at hand: fail them now.
+  for (size_t i = 0; i < entries.size() && !dead; ++i) {  // by index: a listener may submit
+    Entry& e = entries[i];
+    if (!e.active || e.deferred) continue;
+    if (e.stream_id > goaway_last_stream_id ||
+        nghttp2_session_find_stream(session, e.stream_id) == nullptr) {
+      detach(e);
+      fail(e, kRefusedByGoaway);
+    }
+  }
+}
+
+int H2ClientSession::Impl::on_begin_headers(nghttp2_session* /*s*/, const nghttp2_frame* frame,
+                                            void* user) {
+  auto* self = static_cast<Impl*>(user);
+  if (frame->hd.type != NGHTTP2_HEADERS) return 0;
+  Entry* e = self->find(frame->hd.stream_id);
+  if (e == nullptr || e->first_byte) return 0;
+  e->first_byte = true;
+  if (self->listener != nullptr) self->listener->on_first_byte(e->slot);
+  return 0;
+}
+
+int H2ClientSession::Impl::on_header(nghttp2_session* /*s*/, const nghttp2_frame* frame,
+                                     const uint8_t* name, size_t name_len, const uint8_t* value,
+                                     size_t value_len, uint8_t /*flags*/, void* user) {
+  if (frame->hd.type != NGHTTP2_HEADERS || name_len != 7 || std::memcmp(name, ":status", 7) != 0) {
+    return 0;
+  }
+  Entry* e = static_cast<Impl*>(user)->find(frame->hd.stream_id);
+  if (e == nullptr || value_len != 3) return 0;  // nghttp2 checked: three digits, once per block
+  int code = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    if (value[i] < '0' || value[i] > '9') return 0;
+    code = code * 10 + (value[i] - '0');
+  }
+  if (code < 200) {
+    ++e->interim;
+  } else {
+    e->status = code;
+  }
+  return 0;
+}
+
+int H2ClientSession::Impl::on_frame_recv(nghttp2_session* /*s*/, const nghttp2_frame* frame,
+                                         void* user) {
+  auto* self = static_cast<Impl*>(user);
+  switch (frame->hd.type) {
+    case NGHTTP2_SETTINGS:
+      if ((frame->hd.flags & NGHTTP2_FLAG_ACK) == 0) self->settings_received = true;
+      return 0;
+    case NGHTTP2_GOAWAY:
+      // nghttp2 refuses the streams above last_stream_id right after this callback.
+      self->goaway = true;
+      self->goaway_last_stream_id = frame->goaway.last_stream_id;
+      return 0;
+    case NGHTTP2_RST_STREAM:
+      if (Entry* e = self->find(frame->hd.stream_id)) e->peer_reset = true;
+      return 0;
+    case NGHTTP2_HEADERS:
+    case NGHTTP2_DATA:
+      break;
+    default:
+      return 0;
+  }
+  // nghttp2 calls this only for a valid end (content-length, 1xx rules): the response is complete.
+  if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0) return 0;
+  Entry* e = self->find(frame->hd.stream_id);
+  if (e == nullptr) return 0;
+  if (e->status >= 200) {
+    self->end_stream(*e, NGHTTP2_CANCEL);
+    self->complete(*e);
+  } else {
+    self->end_stream(*e, NGHTTP2_PROTOCOL_ERROR);
+    self->fail(*e, kNoFinalStatus);
+  }
+  return 0;
+}
+
+int H2ClientSession::Impl::on_frame_send(nghttp2_session* /*s*/, const nghttp2_frame* frame,
+                                         void* user) {
+  auto* self = static_cast<Impl*>(user);
+  self->last_sent_type = frame->hd.type;
+  // We never submit GOAWAY ourselves: one going out is nghttp2 ending the connection because the
+  // server broke the protocol.
+  if (frame->hd.type == NGHTTP2_GOAWAY) {
+    self->fail_connection(ErrorClass::kParse,
+                          code_reason(kConnectionError, frame->goaway.error_code));
+  }
+  return 0;
+}
+
+int H2ClientSession::Impl::on_stream_close(nghttp2_session* /*s*/, int32_t stream_id,
+                                           uint32_t error_code, void* user) {
+  auto* self = static_cast<Impl*>(user);
+  Entry* e = self->find(stream_id);
+  if (e == nullptr) return 0;  // completed, cancelled or refused already
+  const char* reason = nullptr;
+  if (self->goaway && stream_id > self->goaway_last_stream_id) {
+    reason = kRefusedByGoaway;
+  } else if (e->peer_reset) {
+    reason = code_reason(kPeerReset, error_code);
+  } else {
+    reason = code_reason(kLocalReset, error_code);
+  }
+  self->fail(*e, reason);
+  return 0;
+}
+
+ssize_t H2ClientSession::Impl::read_body(nghttp2_session* /*s*/, int32_t stream_id, uint8_t* buf,
+                                         size_t length, uint32_t* data_flags,
+                                         nghttp2_data_source* /*source*/, void* user) {
+  Entry* e = static_cast<Impl*>(user)->find(stream_id);
+  // Cancelled or answered already: the RST_STREAM queued for it closes the stream.
+  if (e == nullptr) return NGHTTP2_ERR_DEFERRED;
+  const std::string& body = e->request->body;
+  const size_t n = std::min(length, body.size() - e->body_offset);
+  std::memcpy(buf, body.data() + e->body_offset, n);
+  e->body_offset += n;
+  if (e->body_offset == body.size()) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+  return static_cast<ssize_t>(n);
+}
+
+void H2ClientSession::Impl::fill_output() {
+  if (session == nullptr || in_nghttp2) return;
+  if (out_offset > 0) {
+    out.erase(0, out_offset);  // keeps the capacity
+    out_offset = 0;
+  }
+  in_nghttp2 = true;
+  last_sent_type = -1;
+  for (;;) {
+    // Past the cap, stop once only DATA can follow: control frames (SETTINGS and PING acks,
+    // WINDOW_UPDATE, RST_STREAM, GOAWAY) come before DATA in nghttp2's queues, so they always go
+    // in, and stream closes they cause happen here rather than later.
+    if (out.size() >= kOutputCapBytes &&
+        (last_sent_type == NGHTTP2_DATA || nghttp2_session_get_outbound_queue_size(session) == 0 ||
+         out.size() >= kBacklogLimitBytes)) {
+      break;
+    }
+    const uint8_t* bytes = nullptr;
+    const ssize_t n = nghttp2_session_mem_send(session, &bytes);
+    if (n < 0) {
+      fail_connection(ErrorClass::kParse, nghttp2_strerror(static_cast<int>(n)));
+      break;
+    }
+    if (n == 0) break;
+    out.append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(n));
+  }
+  in_nghttp2 = false;
+}
+
+SessionStatus H2ClientSession::Impl::feed(const char* data, size_t len, SessionListener& l) {
+  if (dead || session == nullptr) return SessionStatus::kError;
+  listener = &l;
+  deliver_deferred();
+  if (!dead && len > 0 && !in_nghttp2) {
+    in_nghttp2 = true;
+    const ssize_t rv =
+        nghttp2_session_mem_recv(session, reinterpret_cast<const uint8_t*>(data), len);
+    in_nghttp2 = false;
+    if (rv < 0) fail_connection(ErrorClass::kParse, nghttp2_strerror(static_cast<int>(rv)));
+  }
+  if (!dead && goaway) refuse_unsent_after_goaway();
+  // Answers (acks, WINDOW_UPDATE, RST_STREAM) are produced now, and with them any connection
+  // error nghttp2 found: it shows as the GOAWAY nghttp2 sends.
+  if (!dead) fill_output();
+  if (!dead) deliver_deferred();
+  listener = nullptr;
+  return dead ? SessionStatus::kError : SessionStatus::kOk;
+}
+
+SessionStatus H2ClientSession::Impl::on_eof(SessionListener& l) {
+  if (dead) return SessionStatus::kError;
+  eof = true;
+  listener = &l;
+  deliver_deferred();
+  listener = nullptr;
+  if (in_flight == 0) return SessionStatus::kOk;
+  fail_connection(ErrorClass::kRead, "connection closed");
+  return SessionStatus::kError;
+}
+
+H2ClientSession::H2ClientSession(const H2Settings& settings)
+    : impl_(std::make_unique<Impl>(settings)) {
+  impl_->reset();
+}
+
+H2ClientSession::~H2ClientSession() = default;
+
+void H2ClientSession::reset() {
+  impl_->reset();
+}
+
+uint32_t H2ClientSession::capacity() const {
+  return impl_->capacity();
+}
+
+uint32_t H2ClientSession::in_flight() const {
+  return impl_->in_flight;
+}
+
+void H2ClientSession::submit(uint32_t slot, const RequestTemplate& request) {
+  impl_->submit(slot, request);
+}
+
+bool H2ClientSession::cancel(uint32_t slot) {
+  return impl_->cancel(slot);
+}
+
+std::string_view H2ClientSession::pending_output() {
+  if (!impl_->dead) impl_->fill_output();
+  return std::string_view(impl_->out).substr(impl_->out_offset);
+}
+
+void H2ClientSession::consume_output(size_t bytes) {
+  Impl& s = *impl_;
+  s.out_offset += std::min(bytes, s.out.size() - s.out_offset);
+  if (s.out_offset == s.out.size()) {
+    s.out.clear();
+    s.out_offset = 0;
+  }
+}
+
+SessionStatus H2ClientSession::feed(const char* data, size_t len, SessionListener& listener) {
+  return impl_->feed(data, len, listener);
+}
+
+SessionStatus H2ClientSession::on_eof(SessionListener& listener) {
+  return impl_->on_eof(listener);
+}
+
+ErrorClass H2ClientSession::error() const {
+  return impl_->error_class;
+}
+
+const char* H2ClientSession::error_reason() const {
+  return impl_->error_reason;
+}
+
+bool H2ClientSession::reusable() const {
+  const Impl& s = *impl_;
+  return s.session != nullptr && !s.dead && !s.eof && !s.goaway && !s.ids_exhausted();
+}
+
+}  // namespace hail

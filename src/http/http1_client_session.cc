@@ -1,0 +1,180 @@
+#include "http/http1_client_session.h"
+
+#include <algorithm>
+
+#include "http/request.h"
+
+namespace hail {
+
+Http1ClientSession::Http1ClientSession(uint32_t depth, bool http09) {
+  configure(depth, http09);
+}
+
+void Http1ClientSession::configure(uint32_t depth, bool http09) {
+  http09_ = http09;
+  depth_ = http09 ? 1 : std::clamp<uint32_t>(depth, 1, kMaxDepth);
+  queue_.assign(depth_, Pending{0, nullptr});
+  reset();
+}
+
+void Http1ClientSession::reset() {
+  head_ = 0;
+  count_ = 0;
+  written_ = 0;
+  write_offset_ = 0;
+  gather_.clear();
+  gather_offset_ = 0;
+  gathered_upto_ = 0;
+  unsent_ = false;
+  first_byte_seen_ = false;
+  reusable_ = true;
+  error_ = ErrorClass::kRead;
+  error_reason_ = "";
+}
+
+uint32_t Http1ClientSession::capacity() const {
+  return reusable_ ? depth_ - count_ : 0;
+}
+
+void Http1ClientSession::submit(uint32_t slot, const RequestTemplate& request) {
+  queue_[(head_ + count_) % depth_] = Pending{slot, &request};
+  if (count_ == 0) {
+    parser_.begin_response(request.head);
+    first_byte_seen_ = false;
+  }
+  ++count_;
+  // HTTP/0.9 has no keep-alive: one request per connection.
+  if (http09_) reusable_ = false;
+}
+
+std::string_view Http1ClientSession::pending_output() {
+  if (unsent_) return {};  // nothing more goes out on a connection answered early
+  if (gather_offset_ < gather_.size()) {
+    return std::string_view(gather_).substr(gather_offset_);
+  }
+  const uint32_t unwritten = count_ - written_;
+  if (unwritten == 0) return {};
+  const std::string& first = queue_[(head_ + written_) % depth_].request->http1;
+  if (unwritten == 1) return std::string_view(first).substr(write_offset_);
+  // Several requests wait (pipelining): one buffer, one write. The buffer keeps its capacity.
+  gather_.assign(first, write_offset_, std::string::npos);
+  for (uint32_t i = written_ + 1; i < count_; ++i)
+    gather_ += queue_[(head_ + i) % depth_].request->http1;
+  gather_offset_ = 0;
+  gathered_upto_ = count_;
+  return gather_;
+}
+
+void Http1ClientSession::consume_output(size_t bytes) {
+  if (gather_offset_ < gather_.size()) {
+    gather_offset_ += bytes;
+    if (gather_offset_ >= gather_.size()) {
+      gather_.clear();
+      gather_offset_ = 0;
+      written_ = gathered_upto_;
+      write_offset_ = 0;
+    }
+    return;
+  }
+  if (written_ == count_) return;
+  write_offset_ += bytes;
+  if (write_offset_ >= queue_[(head_ + written_) % depth_].request->http1.size()) {
+    ++written_;
+    write_offset_ = 0;
+  }
+}
+
+void Http1ClientSession::pop_front() {
+  head_ = (head_ + 1) % depth_;
+  --count_;
+  if (written_ > 0) {
+    --written_;
+    if (gathered_upto_ > 0) --gathered_upto_;
+    return;
+  }
+  // The server answered before this request was fully written (an early 413 to an upload): the
+  // rest of it must not be sent, and the connection cannot carry another request.
+  gather_.clear();
+  gather_offset_ = 0;
+  write_offset_ = 0;
+  gathered_upto_ = 0;
+  reusable_ = false;
+  unsent_ = true;
+}
+
+void Http1ClientSession::complete_front(SessionListener& listener) {
+  const uint32_t slot = front().slot;
+  const int status = http09_ ? 200 : parser_.status();
+  const uint32_t interim = http09_ ? 0 : parser_.interim_responses();
+  if (!http09_ && !parser_.keep_alive()) reusable_ = false;
+  pop_front();
+  if (count_ > 0) {
+    parser_.begin_response(front().request->head);
+    first_byte_seen_ = false;
+  }
+  listener.on_response_complete(slot, status, interim);
+}
+
+SessionStatus Http1ClientSession::fail(ErrorClass error, const char* reason) {
+  error_ = error;
+  error_reason_ = reason;
+  reusable_ = false;
+  return SessionStatus::kError;
+}
+
+SessionStatus Http1ClientSession::feed(const char* data, size_t len, SessionListener& listener) {
+  while (len > 0) {
+    if (count_ == 0) {
+      // Bytes nobody asked for (a server's 408 before closing an idle connection, a surplus
+      // response): the connection can no longer be trusted to frame the next response.
+      reusable_ = false;
+      return SessionStatus::kOk;
+    }
+    if (!first_byte_seen_) {
+      first_byte_seen_ = true;
+      listener.on_first_byte(front().slot);
+    }
+    if (http09_) return SessionStatus::kOk;  // everything up to the close is the response
+    ParseResult r = parser_.feed(data, len);
+    data += r.consumed;
+    len -= r.consumed;
+    if (r.status == ParseStatus::kNeedMore) return SessionStatus::kOk;
+    if (r.status == ParseStatus::kError) return fail(ErrorClass::kParse, parser_.error_reason());
+    complete_front(listener);
+    if (unsent_ && count_ > 0) {
+      // Requests pipelined behind one the server answered early were never sent.
+      return fail(ErrorClass::kWrite, "server answered before the request was sent");
+    }
+  }
+  return SessionStatus::kOk;
+}
+
+SessionStatus Http1ClientSession::on_eof(SessionListener& listener) {
+  reusable_ = false;
+  if (count_ == 0) return SessionStatus::kOk;
+  if (http09_) {
+    if (!first_byte_seen_) return fail(ErrorClass::kRead, "closed before response");
+    complete_front(listener);
+    return SessionStatus::kOk;
+  }
+  ParseResult r = parser_.on_eof();
+  if (r.status == ParseStatus::kComplete) {
+    complete_front(listener);  // a body delimited by the close
+    if (count_ == 0) return SessionStatus::kOk;
+    return fail(ErrorClass::kRead, parse_error_kind_name(ParseErrorKind::kClosedBeforeResponse));
+  }
+  return fail(ErrorClass::kRead, parse_error_kind_name(parser_.error_kind()));
+}
+
+size_t Http1ClientSession::skippable_body_bytes() const {
+  if (count_ == 0 || http09_) return 0;
+  return parser_.skippable_body_bytes();
+}
+
+SessionStatus Http1ClientSession::skip_body(size_t bytes, SessionListener& listener) {
+  ParseResult r = parser_.skip_body(bytes);
+  if (r.status == ParseStatus::kComplete) complete_front(listener);
+  return SessionStatus::kOk;
+}
+
+}  // namespace hail

@@ -1,0 +1,351 @@
+// Http1ClientSession: pipelining order, output gathering, keep-alive decisions, early answers,
+// EOF handling and HTTP/0.9, fed as the connection feeds it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "http/http1_client_session.h"
+#include "http/request.h"
+
+namespace hail {
+namespace {
+
+struct Event {
+  char kind;  // 'f' first byte, 'c' complete, 'x' failed
+  uint32_t slot;
+  int status;
+  bool operator==(const Event&) const = default;
+};
+
+class Recorder final : public SessionListener {
+ public:
+  void on_first_byte(uint32_t slot) override { events.push_back({'f', slot, 0}); }
+  void on_response_complete(uint32_t slot, int status, uint32_t interim) override {
+    events.push_back({'c', slot, status});
+    interims += interim;
+  }
+  void on_request_failed(uint32_t slot, ErrorClass, const char*) override {
+    events.push_back({'x', slot, 0});
+  }
+  std::vector<Event> events;
+  uint32_t interims = 0;
+};
+
+RequestTemplate get_template(const std::string& path = "/a", const std::string& method = "GET") {
+  RequestSpec spec;
+  spec.method = method;
+  spec.path = path;
+  spec.authority = "h";
+  return make_request_template(spec, "http");
+}
+
+std::string drain(ClientSession& s) {
+  std::string out;
+  for (std::string_view v = s.pending_output(); !v.empty(); v = s.pending_output()) {
+    out.append(v);
+    s.consume_output(v.size());
+  }
+  return out;
+}
+
+const std::string kOk = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi";
+const std::string kNotFound = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+
+TEST(Http1ClientSession, OneRequestWrittenWithoutACopyThenAnswered) {
+  const RequestTemplate t = get_template();
+  Http1ClientSession s;
+  s.reset();
+  EXPECT_EQ(s.capacity(), 1u);
+  s.submit(7, t);
+  EXPECT_EQ(s.capacity(), 0u);
+  std::string_view out = s.pending_output();
+  EXPECT_EQ(out.data(), t.http1.data());  // the template's own buffer
+  s.consume_output(3);
+  EXPECT_EQ(s.pending_output(), std::string_view(t.http1).substr(3));
+  s.consume_output(t.http1.size() - 3);
+  EXPECT_TRUE(s.pending_output().empty());
+  Recorder r;
+  EXPECT_EQ(s.feed(kOk.data(), kOk.size(), r), SessionStatus::kOk);
+  EXPECT_EQ(r.events, (std::vector<Event>{{'f', 7, 0}, {'c', 7, 200}}));
+  EXPECT_EQ(s.in_flight(), 0u);
+  EXPECT_TRUE(s.reusable());
+  EXPECT_EQ(s.capacity(), 1u);
+}
+
+TEST(Http1ClientSession, PipelinedRequestsGoOutInOneWriteAndAreAnsweredInOrder) {
+  const RequestTemplate a = get_template("/a"), b = get_template("/b"), c = get_template("/c");
+  Http1ClientSession s(3);
+  s.reset();
+  s.submit(0, a);
+  s.submit(1, b);
+  s.submit(2, c);
+  EXPECT_EQ(s.capacity(), 0u);
+  EXPECT_EQ(s.pending_output(), a.http1 + b.http1 + c.http1);
+  s.consume_output(a.http1.size() + 5);  // a partial write of the gathered buffer
+  EXPECT_EQ(drain(s), b.http1.substr(5) + c.http1);
+  // Every split of the three responses gives the same events.
+  const std::string answers = kOk + kNotFound + kOk;
+  for (size_t split = 0; split <= answers.size(); ++split) {
+    Http1ClientSession p(3);
+    p.reset();
+    p.submit(0, a);
+    p.submit(1, b);
+    p.submit(2, c);
+    drain(p);
+    Recorder r;
+    ASSERT_EQ(p.feed(answers.data(), split, r), SessionStatus::kOk);
+    ASSERT_EQ(p.feed(answers.data() + split, answers.size() - split, r), SessionStatus::kOk);
+    EXPECT_EQ(
+        r.events,
+        (std::vector<Event>{
+            {'f', 0, 0}, {'c', 0, 200}, {'f', 1, 0}, {'c', 1, 404}, {'f', 2, 0}, {'c', 2, 200}}))
+        << "split " << split;
+    EXPECT_EQ(p.capacity(), 3u);
+  }
+}
+
+TEST(Http1ClientSession, NewRequestsJoinWhileOthersAreInFlight) {
+  const RequestTemplate a = get_template("/a"), b = get_template("/b");
+  Http1ClientSession s(2);
+  s.reset();
+  Recorder r;
+  s.submit(0, a);
+  EXPECT_EQ(drain(s), a.http1);
+  s.submit(1, b);
+  EXPECT_EQ(drain(s), b.http1);
+  s.feed(kOk.data(), kOk.size(), r);
+  EXPECT_EQ(s.capacity(), 1u);
+  s.submit(0, a);
+  EXPECT_EQ(drain(s), a.http1);
+  std::string two = kNotFound + kOk;
+  s.feed(two.data(), two.size(), r);
+  EXPECT_EQ(r.events.back(), (Event{'c', 0, 200}));
+  EXPECT_EQ(r.events[3], (Event{'c', 1, 404}));
+  EXPECT_EQ(s.in_flight(), 0u);
+}
+
+TEST(Http1ClientSession, ConnectionCloseEndsReuse) {
+  const RequestTemplate t = get_template();
+  Http1ClientSession s(4);
+  s.reset();
+  s.submit(0, t);
+  drain(s);
+  Recorder r;
+  const std::string close = "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+  s.feed(close.data(), close.size(), r);
+  EXPECT_EQ(r.events.back(), (Event{'c', 0, 200}));
+  EXPECT_FALSE(s.reusable());
+  EXPECT_EQ(s.capacity(), 0u);
+}
+
+TEST(Http1ClientSession, BytesNobodyAskedForEndReuseSilently) {
+  Http1ClientSession s;
+  s.reset();
+  Recorder r;
+  const std::string late = "HTTP/1.1 408 Request Timeout\r\n\r\n";
+  EXPECT_EQ(s.feed(late.data(), late.size(), r), SessionStatus::kOk);
+  EXPECT_TRUE(r.events.empty());
+  EXPECT_FALSE(s.reusable());
+}
+
+TEST(Http1ClientSession, AnAnswerBeforeTheRequestIsWrittenStopsTheRest) {
+  const RequestTemplate t = get_template("/upload", "POST");
+  Http1ClientSession s(2);
+  s.reset();
+  s.submit(0, t);
+  s.submit(1, t);
+  s.consume_output(10);  // only part of the first request is out
+  Recorder r;
+  const std::string early = "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n";
+  EXPECT_EQ(s.feed(early.data(), early.size(), r), SessionStatus::kError);
+  EXPECT_EQ(r.events.back(), (Event{'c', 0, 413}));
+  EXPECT_EQ(s.error(), ErrorClass::kWrite);  // the pipelined second request was never sent
+  EXPECT_TRUE(s.pending_output().empty());
+  EXPECT_FALSE(s.reusable());
+  EXPECT_EQ(s.in_flight(), 1u);  // the connection fails it
+}
+
+TEST(Http1ClientSession, EndOfFileCompletesReadUntilCloseAndFailsTheRest) {
+  const RequestTemplate t = get_template();
+  Http1ClientSession s(2);
+  s.reset();
+  s.submit(0, t);
+  s.submit(1, t);
+  drain(s);
+  Recorder r;
+  const std::string until_close = "HTTP/1.0 200 OK\r\n\r\nbody...";
+  s.feed(until_close.data(), until_close.size(), r);
+  EXPECT_EQ(s.on_eof(r), SessionStatus::kError);
+  EXPECT_EQ(r.events.back(), (Event{'c', 0, 200}));
+  EXPECT_EQ(s.error(), ErrorClass::kRead);
+  EXPECT_STREQ(s.error_reason(), "closed before response");
+  EXPECT_EQ(s.in_flight(), 1u);
+}
+
+TEST(Http1ClientSession, EndOfFileMidResponseIsTruncated) {
+  const RequestTemplate t = get_template();
+  Http1ClientSession s;
+  s.reset();
+  s.submit(0, t);
+  drain(s);
+  Recorder r;
+  const std::string part = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc";
+  s.feed(part.data(), part.size(), r);
+  EXPECT_EQ(s.on_eof(r), SessionStatus::kError);
+  EXPECT_EQ(s.error(), ErrorClass::kRead);
+  EXPECT_EQ(std::string(s.error_reason()), parse_error_kind_name(ParseErrorKind::kTruncated));
+  EXPECT_EQ(r.events, (std::vector<Event>{{'f', 0, 0}}));
+}
+
+TEST(Http1ClientSession, MalformedResponseIsAParseError) {
+  const RequestTemplate t = get_template();
+  Http1ClientSession s;
+  s.reset();
+  s.submit(0, t);
+  drain(s);
+  Recorder r;
+  const std::string bad = "HTTP/1.1 2000 OK\r\n\r\n";
+  EXPECT_EQ(s.feed(bad.data(), bad.size(), r), SessionStatus::kError);
+  EXPECT_EQ(s.error(), ErrorClass::kParse);
+  EXPECT_FALSE(s.reusable());
+}
+
+TEST(Http1ClientSession, BodyBytesCanBeSkippedUnseen) {
+  const RequestTemplate t = get_template();
+  Http1ClientSession s;
+  s.reset();
+  s.submit(0, t);
+  drain(s);
+  Recorder r;
+  const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n";
+  s.feed(head.data(), head.size(), r);
+  EXPECT_EQ(s.skippable_body_bytes(), 1000u);
+  s.skip_body(999, r);
+  EXPECT_EQ(r.events.size(), 1u);
+  s.skip_body(1, r);
+  EXPECT_EQ(r.events.back(), (Event{'c', 0, 200}));
+  EXPECT_EQ(s.skippable_body_bytes(), 0u);
+}
+
+TEST(Http1ClientSession, HeadResponsesHaveNoBody) {
+  const RequestTemplate t = get_template("/", "HEAD");
+  Http1ClientSession s(2);
+  s.reset();
+  s.submit(0, t);
+  s.submit(1, t);
+  drain(s);
+  Recorder r;
+  const std::string two =
+      "HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n"
+      "HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n";
+  s.feed(two.data(), two.size(), r);
+  EXPECT_EQ(r.events.size(), 4u);
+  EXPECT_EQ(s.in_flight(), 0u);
+}
+
+TEST(Http1ClientSession, InterimResponsesAreCounted) {
+  const RequestTemplate t = get_template();
+  Http1ClientSession s;
+  s.reset();
+  s.submit(0, t);
+  drain(s);
+  Recorder r;
+  const std::string with_interim = "HTTP/1.1 103 Early Hints\r\n\r\n" + kOk;
+  s.feed(with_interim.data(), with_interim.size(), r);
+  EXPECT_EQ(r.events.back(), (Event{'c', 0, 200}));
+  EXPECT_EQ(r.interims, 1u);
+}
+
+TEST(Http1ClientSession, Http09IsTheBytesUntilClose) {
+  RequestSpec spec;
+  spec.path = "/x";
+  const RequestTemplate t = make_request_template(spec, "http", true);
+  EXPECT_EQ(t.http1, "GET /x\r\n");
+  Http1ClientSession s(8, true);
+  s.reset();
+  EXPECT_EQ(s.capacity(), 1u);  // no pipelining in HTTP/0.9
+  s.submit(0, t);
+  EXPECT_EQ(s.capacity(), 0u);
+  EXPECT_EQ(drain(s), "GET /x\r\n");
+  Recorder r;
+  const std::string html = "<html>no head at all</html>";
+  s.feed(html.data(), html.size(), r);
+  EXPECT_EQ(s.skippable_body_bytes(), 0u);
+  EXPECT_EQ(s.on_eof(r), SessionStatus::kOk);
+  EXPECT_EQ(r.events, (std::vector<Event>{{'f', 0, 0}, {'c', 0, 200}}));
+  EXPECT_FALSE(s.reusable());
+}
+
+TEST(Http1ClientSession, Http09CloseWithoutABytesIsAnError) {
+  RequestSpec spec;
+  const RequestTemplate t = make_request_template(spec, "http", true);
+  Http1ClientSession s(1, true);
+  s.reset();
+  s.submit(0, t);
+  drain(s);
+  Recorder r;
+  EXPECT_EQ(s.on_eof(r), SessionStatus::kError);
+  EXPECT_EQ(s.error(), ErrorClass::kRead);
+}
+
+TEST(Http1ClientSession, ResetForgetsTheLastConnection) {
+  const RequestTemplate t = get_template();
+  Http1ClientSession s(2);
+  s.reset();
+  s.submit(0, t);
+  s.submit(1, t);
+  s.reset();
+  EXPECT_EQ(s.in_flight(), 0u);
+  EXPECT_TRUE(s.pending_output().empty());
+  EXPECT_EQ(s.capacity(), 2u);
+  s.submit(1, t);
+  Recorder r;
+  drain(s);
+  s.feed(kOk.data(), kOk.size(), r);
+  EXPECT_EQ(r.events.back(), (Event{'c', 1, 200}));
+}
+
+TEST(RequestTemplate, Http2ViewDropsConnectionFieldsAndLowersNames) {
+  RequestSpec spec;
+  spec.method = "POST";
+  spec.path = "/api?q=1";
+  spec.authority = "example.com:8443";
+  spec.body = "{}";
+  spec.headers = {{"Content-Type", "application/json"},
+                  {"Connection", "keep-alive"},
+                  {"Keep-Alive", "timeout=5"},
+                  {"Transfer-Encoding", "chunked"},
+                  {"Upgrade", "h2c"},
+                  {"TE", "gzip"},
+                  {"X-Trace", "1"}};
+  const RequestTemplate t = make_request_template(spec, "https");
+  EXPECT_EQ(t.scheme, "https");
+  EXPECT_EQ(t.authority, "example.com:8443");
+  EXPECT_EQ(t.path, "/api?q=1");
+  EXPECT_EQ(t.body, "{}");
+  using Fields = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(t.h2_fields, (Fields{{"content-type", "application/json"},
+                                 {"x-trace", "1"},
+                                 {"user-agent", "hail/" HAIL_TEST_VERSION},
+                                 {"accept", "*/*"},
+                                 {"content-length", "2"}}));
+  EXPECT_NE(t.http1.find("Content-Type: application/json\r\n"), std::string::npos);
+}
+
+TEST(RequestTemplate, HostHeaderBecomesTheAuthorityAndTeTrailersStays) {
+  RequestSpec spec;
+  spec.method = "HEAD";
+  spec.authority = "127.0.0.1:80";
+  spec.headers = {{"Host", "virtual.test"}, {"te", "trailers"}, {"Accept", "text/html"}};
+  const RequestTemplate t = make_request_template(spec, "http");
+  EXPECT_EQ(t.authority, "virtual.test");
+  EXPECT_TRUE(t.head);
+  using Fields = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(t.h2_fields, (Fields{{"te", "trailers"},
+                                 {"accept", "text/html"},
+                                 {"user-agent", "hail/" HAIL_TEST_VERSION}}));
+}
+
+}  // namespace
+}  // namespace hail
