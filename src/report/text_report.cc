@@ -21,9 +21,13 @@ std::string durd(double ns) {
 }
 
 void line(std::string& out, const char* fmt, auto... args) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  out += buf;
+  if constexpr (sizeof...(args) == 0) {
+    out += fmt;  // plain text: no format string to interpret
+  } else {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, fmt, args...);
+    out += buf;
+  }
   out.push_back('\n');
 }
 
