@@ -1,6 +1,7 @@
 #include "stats/time_series.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace hail {
 
@@ -19,7 +20,13 @@ void WindowSeries::close_window(uint64_t now_ns, uint64_t open_connections, bool
   current_.open_connections = open_connections;
   current_.max_ns = histogram_.max();
   histogram_.for_each_recorded([this](uint64_t value_ns, uint64_t count) {
-    current_.latency.emplace_back(value_ns, count);
+    const uint32_t key = quantize(value_ns);
+    auto& pairs = current_.latency;
+    if (!pairs.empty() && pairs.back().first == key) {
+      pairs.back().second += static_cast<uint32_t>(count);
+    } else {
+      pairs.emplace_back(key, static_cast<uint32_t>(count));
+    }
   });
   windows_.push_back(std::move(current_));
   if (last) {
@@ -27,6 +34,19 @@ void WindowSeries::close_window(uint64_t now_ns, uint64_t open_connections, bool
     return;
   }
   begin(now_ns, next_warmup);
+}
+
+uint32_t WindowSeries::quantize(uint64_t value_ns) {
+  if (value_ns < 256) return static_cast<uint32_t>(value_ns);
+  const int shift = std::bit_width(value_ns) - 8;
+  return static_cast<uint32_t>((static_cast<uint64_t>(shift) << 8) | (value_ns >> shift));
+}
+
+uint64_t WindowSeries::dequantize(uint32_t key) {
+  if (key < 256) return key;
+  const int shift = static_cast<int>(key >> 8);
+  const uint64_t mantissa = key & 0xff;
+  return ((mantissa + 1) << shift) - 1;
 }
 
 uint64_t next_interval_boundary(uint64_t now_ns, uint64_t start_ns, uint64_t measure_start_ns,
@@ -65,7 +85,7 @@ std::vector<WindowStats> merge_windows(const std::vector<const WindowSeries*>& s
       w.status_errors += src.status_errors;
       for (size_t e = 0; e < kErrorClassCount; ++e) w.errors[e] += src.errors[e];
       w.open_connections += src.open_connections;
-      for (const auto& [value_ns, n] : src.latency) merged.record_n(value_ns, n);
+      for (const auto& [key, n] : src.latency) merged.record_n(WindowSeries::dequantize(key), n);
       max_ns = std::max(max_ns, src.max_ns);
     }
     if (merged.count() > 0) {

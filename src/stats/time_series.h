@@ -60,7 +60,10 @@ class WindowSeries {
     uint64_t status_errors = 0;
     std::array<uint64_t, kErrorClassCount> errors{};
     uint64_t open_connections = 0;
-    std::vector<std::pair<uint64_t, uint64_t>> latency;  // (slot value ns, count), ascending
+    // Latency at reduced precision (WindowSeries::quantize: 8 significant bits, within 0.8 %), as
+    // (key, count) pairs in ascending order: 8 bytes per distinct key keeps a long run's series
+    // small (a few KiB per window).
+    std::vector<std::pair<uint32_t, uint32_t>> latency;
     uint64_t max_ns = 0;
   };
 
@@ -77,6 +80,11 @@ class WindowSeries {
 
   // Ends the current window at now_ns and, unless `last`, opens the next one (warm-up or not).
   void close_window(uint64_t now_ns, uint64_t open_connections, bool next_warmup, bool last);
+
+  // Value -> key keeping 8 significant bits (exact below 256 ns); decode gives the highest value
+  // with that key, so a percentile never reads low.
+  static uint32_t quantize(uint64_t value_ns);
+  static uint64_t dequantize(uint32_t key);
 
   bool active() const { return active_; }
   uint64_t current_start_ns() const { return current_.start_ns; }

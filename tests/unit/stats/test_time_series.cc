@@ -74,12 +74,28 @@ TEST(MergeWindows, AddsByIndexAndTakesPercentilesOfTheUnion) {
   EXPECT_EQ(m[0].errors[static_cast<size_t>(ErrorClass::kRead)], 1u);
   EXPECT_EQ(m[0].error_total(), 1u);
   EXPECT_EQ(m[0].open_connections, 11u);
-  EXPECT_EQ(m[0].p50_ns, 50'015u);  // the highest value of its 32 ns slot
-  EXPECT_EQ(m[0].p90_ns, 90'000u - 90'000u % 64 + 63);
+  // 50 us: histogram slot 50,015, kept with 8 significant bits: the top of [49,920, 50,175].
+  EXPECT_EQ(m[0].p50_ns, 50'175u);
+  EXPECT_EQ(m[0].p90_ns, 90'111u);
   EXPECT_EQ(m[0].max_ns, 100'000u);
   EXPECT_EQ(m[1].completed, 1u);
   EXPECT_EQ(m[1].p99_ns, 42u);
   EXPECT_EQ(m[1].end_ns, 2 * kS);
+}
+
+TEST(WindowSeries, QuantizeKeepsEightSignificantBitsAndOrder) {
+  uint32_t last_key = 0;
+  for (uint64_t v = 0; v < (uint64_t{1} << 40); v = v < 1000 ? v + 1 : v + v / 97 + 1) {
+    const uint32_t key = WindowSeries::quantize(v);
+    const uint64_t back = WindowSeries::dequantize(key);
+    ASSERT_GE(back, v);                                         // never reads low
+    ASSERT_LE(static_cast<double>(back - v), v / 128.0 + 1.0);  // within 1/128
+    ASSERT_GE(key, last_key);                                   // order kept
+    last_key = key;
+    if (v < 256) {
+      ASSERT_EQ(back, v);  // exact below 256 ns
+    }
+  }
 }
 
 TEST(MergeWindows, EmptyWindowHasZeroPercentiles) {
