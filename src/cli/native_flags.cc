@@ -10,6 +10,7 @@
 
 #include "cli/arg_parser.h"
 #include "core/units.h"
+#include "net/address.h"
 #include "net/tls.h"
 #include "report/timeseries_writer.h"
 
@@ -244,6 +245,22 @@ Status check_protocol_flags(const RunOptions& run, const std::string& tls_flag, 
   return ok_status();
 }
 
+// Version range and cipher lists that OpenSSL would refuse: usage errors found now, not when the
+// first worker builds its context (which only reads files: --cacert is checked then).
+Status check_tls_values(const TlsClientConfig& tls, const std::string& min_text,
+                        const std::string& max_text) {
+  if (tls.min_version != 0 && tls.max_version != 0 && tls.min_version > tls.max_version) {
+    return make_error("--tls-min " + quote(min_text) + " is above --tls-max " + quote(max_text));
+  }
+  if (tls.ciphers.empty() && tls.ciphersuites.empty()) return ok_status();
+  TlsClientConfig probe;
+  probe.ciphers = tls.ciphers;
+  probe.ciphersuites = tls.ciphersuites;
+  auto context = TlsClientContext::create(probe);
+  if (!context) return context.error();
+  return ok_status();
+}
+
 Error bad_value(const ParsedFlag& f, const Error& why) {
   return make_error("invalid value for " + f.spelled + ": " + why.message);
 }
@@ -354,6 +371,7 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   bool streams_given = false;
   bool window_given = false;
   std::string tls_flag;  // the last TLS option given, for the "needs https://" message
+  std::string tls_min_text, tls_max_text;
   for (const ParsedFlag& f : parsed->flags) {
     switch (f.id) {
       case kConnections: {
@@ -519,10 +537,14 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
       case kHttp09:
         run.http09 = true;
         break;
-      case kUnixSocket:
+      case kUnixSocket: {
         if (f.value.empty()) return make_error("--unix-socket needs a path");
+        // A path too long for sockaddr_un is a bad value, not something to find out at run time.
+        auto address = unix_address(f.value);
+        if (!address) return bad_value(f, address.error());
         run.unix_socket = f.value;
         break;
+      }
       case kConnectTo: {
         auto target = parse_host_port(f.value);
         if (!target) return bad_value(f, target.error());
@@ -546,6 +568,7 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
         auto v = parse_tls_version(f.value);
         if (!v) return bad_value(f, v.error());
         (f.id == kTlsMin ? run.tls.min_version : run.tls.max_version) = *v;
+        (f.id == kTlsMin ? tls_min_text : tls_max_text) = f.value;
         tls_flag = f.spelled;
         break;
       }
@@ -607,6 +630,7 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   if (Status st = check_protocol_flags(run, tls_flag, streams_given, window_given); !st) {
     return st.error();
   }
+  if (Status st = check_tls_values(run.tls, tls_min_text, tls_max_text); !st) return st.error();
   if (run.http09) {
     if (method_given && run.request.method != "GET") {
       return make_error("--http0.9 sends GET requests only (no -m " + run.request.method + ")");

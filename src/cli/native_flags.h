@@ -1,6 +1,7 @@
 // The native front-end: `hail [options] URL` flags translated into one RunOptions plus output
 // choices. It only translates and validates; errors are one line naming the flag and value (the
-// caller prints them and exits 2). Pure apart from reading --body-file; any thread.
+// caller prints them and exits 2). Pure apart from reading --body-file and building a throw-away
+// TLS context to check --ciphers; any thread.
 #pragma once
 
 #include <string>

@@ -1,9 +1,13 @@
 #include "cli/run_command.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "core/clock.h"
@@ -40,29 +44,60 @@ int exit_status_for(const RunResult& result) {
 }
 
 namespace {
-// Output files are opened before the run, so that a bad path fails in a second, not after it.
-bool open_output(const std::string& path, const char* flag, std::ofstream& out) {
+// An output file is opened before the run, so that a bad path fails in a second, not after it. It
+// is opened for appending and emptied only when the report is written: a run that never happens
+// (a typo in the host, too many connections) leaves an earlier report in place, and removes the
+// file again if it did not exist before.
+struct OutputFile {
+  std::string path;
+  std::ofstream out;
+  bool created = false;
+};
+
+bool open_output(const std::string& path, const char* flag, OutputFile& file) {
   if (path.empty() || path == "-") return true;
-  out.open(path, std::ios::binary | std::ios::trunc);
-  if (out) return true;
-  std::fprintf(stderr, "hail: cannot write %s file \"%s\"\n", flag, path.c_str());
+  file.path = path;
+  struct stat st {};
+  file.created = stat(path.c_str(), &st) != 0;
+  errno = 0;
+  file.out.open(path, std::ios::binary | std::ios::app);
+  if (file.out) return true;
+  const int err = errno;
+  std::fprintf(stderr, "hail: cannot write %s file \"%s\"%s%s\n", flag, path.c_str(),
+               err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "");
   return false;
 }
 
-bool write_output(std::ofstream& out, const std::string& text, const char* flag,
-                  const std::string& path) {
-  out << text;
-  out.close();
-  if (out) return true;
-  std::fprintf(stderr, "hail: cannot write %s file \"%s\"\n", flag, path.c_str());
+// The run did not happen: leave the file as it was.
+void discard_output(OutputFile& file) {
+  if (!file.out.is_open()) return;
+  file.out.close();
+  if (file.created) std::remove(file.path.c_str());
+}
+
+bool write_output(OutputFile& file, const std::string& text, const char* flag) {
+  std::error_code ec;
+  // Appending from here writes from the start. Not for a device or a pipe (--json /dev/stdout).
+  if (std::filesystem::is_regular_file(file.path, ec)) {
+    std::filesystem::resize_file(file.path, 0, ec);
+  } else {
+    ec.clear();
+  }
+  if (!ec) {
+    file.out << text;
+    file.out.close();
+  }
+  if (!ec && file.out) return true;
+  std::fprintf(stderr, "hail: cannot write %s file \"%s\"\n", flag, file.path.c_str());
   return false;
 }
 }  // namespace
 
 int run_and_report(const RunOptions& options, const OutputOptions& output) {
-  std::ofstream json_out, series_out;
+  OutputFile json_out, series_out;
   if (!open_output(output.json_path, "--json", json_out) ||
       !open_output(output.timeseries_path, "--timeseries", series_out)) {
+    discard_output(json_out);
     return kExitCouldNotRun;
   }
   block_stop_signals();
@@ -89,6 +124,8 @@ int run_and_report(const RunOptions& options, const OutputOptions& output) {
   auto result = run_load(options, tick);
   if (printed) std::fprintf(stderr, "\r\033[K");
   if (!result) {
+    discard_output(json_out);
+    discard_output(series_out);
     std::fprintf(stderr, "hail: %s\n", result.error().message.c_str());
     return kExitCouldNotRun;
   }
@@ -97,8 +134,7 @@ int run_and_report(const RunOptions& options, const OutputOptions& output) {
     std::fputs(render_json_report(r).c_str(), stdout);
   } else {
     std::fputs(render_text_report(r).c_str(), stdout);
-    if (!output.json_path.empty() &&
-        !write_output(json_out, render_json_report(r), "--json", output.json_path)) {
+    if (!output.json_path.empty() && !write_output(json_out, render_json_report(r), "--json")) {
       return kExitCouldNotRun;
     }
   }
@@ -106,7 +142,7 @@ int run_and_report(const RunOptions& options, const OutputOptions& output) {
     auto format = timeseries_format_for_path(output.timeseries_path);
     std::string text = format && *format == TimeseriesFormat::kCsv ? render_timeseries_csv(r)
                                                                    : render_timeseries_jsonl(r);
-    if (!write_output(series_out, text, "--timeseries", output.timeseries_path)) {
+    if (!write_output(series_out, text, "--timeseries")) {
       return kExitCouldNotRun;
     }
   }

@@ -6,6 +6,64 @@
 
 namespace hail {
 
+namespace {
+
+bool is_ows(char c) {
+  return c == ' ' || c == '\t';
+}
+
+// Case-insensitive compare with `lower` (lower-case letters and '-').
+bool iequals_lower(std::string_view s, std::string_view lower) {
+  if (s.size() != lower.size()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != lower[i]) return false;
+  }
+  return true;
+}
+
+std::string_view trim_ows(std::string_view s) {
+  while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+bool request_asks_to_close(std::string_view http1) {
+  size_t eol = http1.find("\r\n");
+  if (eol == std::string_view::npos) return false;
+  const std::string_view request_line = http1.substr(0, eol);
+  const bool http10 =
+      request_line.size() >= 8 && request_line.substr(request_line.size() - 8) == "HTTP/1.0";
+  bool close = false;
+  bool keep_alive = false;
+  size_t pos = eol + 2;
+  for (;;) {
+    eol = http1.find("\r\n", pos);
+    if (eol == std::string_view::npos || eol == pos) break;  // the empty line ends the head
+    const std::string_view line = http1.substr(pos, eol - pos);
+    pos = eol + 2;
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos ||
+        !(iequals_lower(line.substr(0, colon), "connection") ||
+          iequals_lower(line.substr(0, colon), "proxy-connection"))) {
+      continue;
+    }
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty()) {
+      const size_t comma = value.find(',');
+      const std::string_view token = trim_ows(value.substr(0, comma));
+      if (iequals_lower(token, "close")) close = true;
+      if (iequals_lower(token, "keep-alive")) keep_alive = true;
+      if (comma == std::string_view::npos) break;
+      value.remove_prefix(comma + 1);
+    }
+  }
+  return close || (http10 && !keep_alive);
+}
+
 Http1ClientSession::Http1ClientSession(uint32_t depth, bool http09) {
   configure(depth, http09);
 }
@@ -45,6 +103,16 @@ void Http1ClientSession::submit(uint32_t slot, const RequestTemplate& request) {
   ++count_;
   // HTTP/0.9 has no keep-alive: one request per connection.
   if (http09_) reusable_ = false;
+  // A request that said "close" is the last on its connection, even if the server ignores it and
+  // answers keep-alive (RFC 9112 §9.6: no further request on it, and close after the response).
+  if (&request != close_checked_ || request.http1.data() != close_checked_data_ ||
+      request.http1.size() != close_checked_size_) {
+    close_checked_ = &request;
+    close_checked_data_ = request.http1.data();
+    close_checked_size_ = request.http1.size();
+    close_requested_ = !http09_ && request_asks_to_close(request.http1);
+  }
+  if (close_requested_) reusable_ = false;
 }
 
 std::string_view Http1ClientSession::pending_output() {
@@ -141,10 +209,15 @@ SessionStatus Http1ClientSession::feed(const char* data, size_t len, SessionList
     if (r.status == ParseStatus::kNeedMore) return SessionStatus::kOk;
     if (r.status == ParseStatus::kError) return fail(ErrorClass::kParse, parser_.error_reason());
     complete_front(listener);
-    if (unsent_ && count_ > 0) {
-      // Requests pipelined behind one the server answered early were never sent.
-      return fail(ErrorClass::kWrite, "server answered before the request was sent");
-    }
+    if (check_unsent() == SessionStatus::kError) return SessionStatus::kError;
+  }
+  return SessionStatus::kOk;
+}
+
+SessionStatus Http1ClientSession::check_unsent() {
+  if (unsent_ && count_ > 0) {
+    // Requests pipelined behind one the server answered early were never sent.
+    return fail(ErrorClass::kWrite, "server answered before the request was sent");
   }
   return SessionStatus::kOk;
 }
@@ -173,8 +246,10 @@ size_t Http1ClientSession::skippable_body_bytes() const {
 
 SessionStatus Http1ClientSession::skip_body(size_t bytes, SessionListener& listener) {
   ParseResult r = parser_.skip_body(bytes);
-  if (r.status == ParseStatus::kComplete) complete_front(listener);
-  return SessionStatus::kOk;
+  if (r.status != ParseStatus::kComplete) return SessionStatus::kOk;
+  complete_front(listener);
+  // The same end as in feed(): an early answer whose body was dropped in the kernel.
+  return check_unsent();
 }
 
 }  // namespace hail

@@ -1,17 +1,26 @@
 // Http1ClientSession: HTTP/1.x (and 0.9) behind the ClientSession interface, with pipelining: up
 // to `depth` requests written ahead of their responses, answered in order (RFC 9112 §9.3.2).
 // Wraps Http1ResponseParser; request bytes are the template's prebuilt buffers, written without a
-// copy when one request is pending. Owned by one connection; that connection's thread only.
+// copy when one request is pending. A request that asks to close the connection ("Connection:
+// close", HTTP/1.0 without "Connection: keep-alive") is the last one on it (RFC 9112 §9.6),
+// whatever the response says. Owned by one connection; that connection's thread only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "http/client_session.h"
 #include "http/response_parser.h"
 
 namespace hail {
+
+// Does this HTTP/1.x request (head and body, as rendered) ask the server to close the connection
+// after its response? A "close" token in a Connection field, or an HTTP/1.0 request line without a
+// "keep-alive" token (RFC 9112 §9.3). Pure; exposed for tests.
+bool request_asks_to_close(std::string_view http1);
 
 class Http1ClientSession final : public ClientSession {
  public:
@@ -49,6 +58,8 @@ class Http1ClientSession final : public ClientSession {
   // The front response is complete: report it and get the parser ready for the next one.
   void complete_front(SessionListener& listener);
   SessionStatus fail(ErrorClass error, const char* reason);
+  // After a response completed: requests pipelined behind one answered early were never sent.
+  SessionStatus check_unsent();
 
   uint32_t depth_;
   bool http09_;
@@ -64,6 +75,12 @@ class Http1ClientSession final : public ClientSession {
   size_t gather_offset_ = 0;
   uint32_t gathered_upto_ = 0;  // requests (from the oldest) whose bytes are in gather_
   bool unsent_ = false;         // a response completed before its request was fully written
+  // Whether the last template submitted asks to close the connection ("Connection: close", or
+  // HTTP/1.0 without keep-alive), cached by template: templates are built once per run.
+  const RequestTemplate* close_checked_ = nullptr;
+  const char* close_checked_data_ = nullptr;
+  size_t close_checked_size_ = 0;
+  bool close_requested_ = false;
   bool first_byte_seen_ = false;
   bool reusable_ = true;
   ErrorClass error_ = ErrorClass::kRead;

@@ -129,7 +129,7 @@ void Connection::drive_handshake(uint64_t now_ns) {
 void Connection::on_handshake_done(uint64_t now_ns) {
   Worker& w = *worker_;
   state_ = State::kOpen;
-  backoff_ms_ = 0;
+  answered_ = false;  // the backoff is reset by the first response, not by the connect
   w.on_connect_end();
   w.on_connect_ok();
   w.recorder().on_connection_opened();
@@ -287,12 +287,12 @@ void Connection::on_readable(uint32_t events) {
       // Requests still in flight fail (a keep-alive connection the server closed just as a request
       // went out reads "closed before response"); an idle connection closed is not an error.
       if (in_flight_ > 0) fail_all(session_->error(), session_->error_reason());
-      reconnect_after(session_->reusable() ? 0 : w.config().think_ns);
+      reconnect_after(reopen_delay_ns(session_->reusable() ? 0 : w.config().think_ns));
       return;
     }
     // ECONNRESET and friends: the connection is gone.
     if (in_flight_ > 0) fail_all(ErrorClass::kRead, r.reason);
-    reconnect();
+    reconnect_after(reopen_delay_ns(0));
     return;
   }
   // HTTP/2 answers what it read (SETTINGS and PING acknowledgements, WINDOW_UPDATE) at once.
@@ -358,6 +358,8 @@ void Connection::on_response_complete(uint32_t slot, int status, uint32_t interi
     for (uint32_t i = 0; i < interim; ++i) rec.on_interim();
   }
   w.window_complete(s.counted, status, now_ns - (w.rate_mode() ? s.planned_ns : s.send_ns));
+  answered_ = true;
+  backoff_ms_ = 0;
   finish_slot(slot);
   w.on_outcome(s.counted);
 }
@@ -424,6 +426,12 @@ void Connection::reconnect_after(uint64_t delay_ns) {
     return;
   }
   connect_now();
+}
+
+uint64_t Connection::reopen_delay_ns(uint64_t otherwise_ns) {
+  if (answered_) return otherwise_ns;
+  backoff_ms_ = backoff_ms_ == 0 ? kMinBackoffMs : std::min(backoff_ms_ * 2, kMaxBackoffMs);
+  return std::max<uint64_t>(otherwise_ns, backoff_ms_ * kNsPerMs);
 }
 
 void Connection::retire() {

@@ -80,6 +80,9 @@ class Connection final : public IoHandler, private SessionListener {
   // done with this connection.
   void reconnect_after(uint64_t delay_ns);
   void retire();
+  // A connection that closes before any response was answered on it (a server accepting and
+  // dropping connections) reconnects after the connect backoff, not at once.
+  uint64_t reopen_delay_ns(uint64_t otherwise_ns);
   void arm_request_timer();
   void on_request_timer(uint64_t now_ns);
   static void on_timer(Timer* timer, void* ctx);
@@ -96,6 +99,7 @@ class Connection final : public IoHandler, private SessionListener {
   bool send_deferred_ = false;  // queued in the worker's end-of-batch flush
   bool thinking_ = false;       // --think: the next request waits for the timer
   bool opened_ = false;         // counted in the worker's open connections
+  bool answered_ = false;       // a response completed since this connection opened
   uint32_t backoff_ms_ = 0;
   uint32_t in_flight_ = 0;
   uint64_t connect_start_ns_ = 0;

@@ -41,7 +41,22 @@ ServeMethod serve_method(uint8_t method) {
 // Statuses that refuse the request itself (as opposed to answering it): the connection closes after
 // them, since the request stream may be out of step with its framing.
 bool refuses_request(int status) {
-  return status == 400 || status == 408 || status == 413 || status == 414 || status == 431;
+  return status == 400 || status == 408 || status == 413 || status == 414 || status == 431 ||
+         status == 501;
+}
+
+// A Transfer-Encoding list with a coding other than chunked (gzip, chunked): the body can be framed
+// but not decoded, so RFC 9112 section 6.1 says 501. Empty list elements are allowed.
+bool has_unknown_coding(std::string_view list) {
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    if (!item.empty() && !equals_ignore_case(item, "chunked")) return true;
+  }
+  return false;
 }
 
 // pread until `len` bytes or EOF/error; returns the bytes read.
@@ -140,6 +155,13 @@ int ServerSession::fail(int status) {
 }
 
 int ServerSession::note_head_bytes(const char* at, size_t len) {
+  if (!in_head_) {
+    // Trailer fields after a chunked body: limited like a header section, but counted on their
+    // own. The head's span ended with it; measuring from head_start_ would count the body (or,
+    // in a later read, subtract pointers into different buffers).
+    trailer_bytes_ += len;
+    return trailer_bytes_ > kMaxHeaderBytes ? fail(431) : 0;
+  }
   if (head_start_ == nullptr) head_start_ = at;
   head_last_end_ = at + len;
   const uint64_t size = head_bytes_before_ + static_cast<uint64_t>(head_last_end_ - head_start_);
@@ -188,11 +210,13 @@ int ServerSession::on_message_begin(llhttp_t* parser) {
   s->field_.clear();
   s->content_type_.clear();
   s->expect_.clear();
+  s->transfer_encoding_.clear();
   s->body_.clear();
   s->head_bytes_before_ = 0;
   s->head_start_ = nullptr;
   s->head_last_end_ = nullptr;
   s->request_line_bytes_ = 0;
+  s->trailer_bytes_ = 0;
   return 0;
 }
 
@@ -232,6 +256,9 @@ int ServerSession::on_header_field_complete(llhttp_t* parser) {
   } else if (equals_ignore_case(s->field_, "expect")) {
     s->header_ = Header::kExpect;
     s->expect_.clear();
+  } else if (equals_ignore_case(s->field_, "transfer-encoding") && s->in_head_) {
+    s->header_ = Header::kTransferEncoding;
+    if (!s->transfer_encoding_.empty()) s->transfer_encoding_.push_back(',');  // one list
   } else {
     s->header_ = Header::kOther;
   }
@@ -246,6 +273,9 @@ int ServerSession::on_header_value(llhttp_t* parser, const char* at, size_t len)
     s->content_type_.append(at, len);
   } else if (s->header_ == Header::kExpect) {
     s->expect_.append(at, len);
+  } else if (s->header_ == Header::kTransferEncoding &&
+             s->transfer_encoding_.size() + len <= kMaxHeaderBytes) {
+    s->transfer_encoding_.append(at, len);
   }
   return 0;
 }
@@ -267,6 +297,9 @@ int ServerSession::on_headers_complete(llhttp_t* parser) {
   if (method == HTTP_CONNECT) return s->fail(s->route_.endpoint == Endpoint::kError ? 400 : 405);
 
   const bool chunked = (parser->flags & F_CHUNKED) != 0;
+  // Chunked last but another coding before it. (Chunked not last, or missing, llhttp refuses with
+  // 400 right after this callback, as RFC 9112 requires.)
+  if (chunked && has_unknown_coding(s->transfer_encoding_)) return s->fail(501);
   const bool has_body = chunked || parser->content_length > 0;
   if (s->route_.endpoint == Endpoint::kEcho && !chunked &&
       parser->content_length > kMaxEchoBodyBytes) {

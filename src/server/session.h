@@ -35,8 +35,8 @@ class ServerSession {
   bool in_head() const { return in_head_; }
   // Part of a request has arrived but its response is not queued yet.
   bool mid_request() const { return in_message_; }
-  // A response refusing a request (400, 408, 413, 414, 431) was queued: the peer may still be
-  // sending, so the connection should linger on close instead of resetting.
+  // A response refusing a request (400, 408, 413, 414, 431, 501) was queued: the peer may still
+  // be sending, so the connection should linger on close instead of resetting.
   bool refused() const { return refused_; }
   // Header timeout: queue a 408 and close.
   void time_out_head();
@@ -72,7 +72,7 @@ class ServerSession {
   void count_request();
   std::string_view date_line() const;
 
-  enum class Header : uint8_t { kOther, kContentType, kExpect };
+  enum class Header : uint8_t { kOther, kContentType, kExpect, kTransferEncoding };
 
   const SessionEnv* env_;
   llhttp_t parser_;
@@ -93,6 +93,8 @@ class ServerSession {
   std::string field_;  // current header name, only as long as the names we look for
   std::string content_type_;
   std::string expect_;
+  // Every Transfer-Encoding value of the head, as one list.
+  std::string transfer_encoding_;
   std::string path_;  // decoded request path
   std::string body_;  // /echo only
 
@@ -101,6 +103,7 @@ class ServerSession {
   const char* head_start_ = nullptr;
   const char* head_last_end_ = nullptr;
   uint64_t request_line_bytes_ = 0;  // 0 until the request line is complete
+  uint64_t trailer_bytes_ = 0;       // trailer field bytes after a chunked body
 
   std::string scratch_;  // head rendering, reused
 };

@@ -1,39 +1,338 @@
-"""HostileServer: a tiny threaded HTTP server for the misbehaviours `hail serve` never shows
-(truncated bodies, garbage, silence, early answers). Loopback only; stopped by its context manager."""
+"""HostileServer: a small threaded HTTP/1 server for the misbehaviours a client meets in the wild
+and `hail serve` never shows (bad framing, garbage, silence, resets, early answers, dribbles, huge
+bodies). Loopback only, every thread and wait bounded; stopped by its context manager.
 
+Two ways to use it:
+  HostileServer()        each behaviour at its own path: GET /<name>[/anything] gets behaviour
+                         <name> of BEHAVIOURS (an unknown name gets a 404 and keeps the connection)
+  HostileServer("mode")  the old single-mode server (test_errors.py, test_cli.py): every path gets
+                         the behaviour of that mode; see LEGACY_MODES
+
+The server counts on its side what it received: stats() gives connections accepted and request
+heads read, in total and per behaviour (a connection belongs to the behaviour of its first
+request), so that tests can compare them with hail's report. counts() is (accepted, requests).
+"""
+
+import gzip
 import socket
+import struct
 import threading
+import time
 
 LOOPBACK = "127.0.0.1"
 
+# Bounds: connections served at once (more are closed at accept), how long a connection may sit
+# without a byte from the client, and the send timeout of a stuck peer.
+MAX_CONNECTIONS = 64
+IDLE_LIMIT_S = 30.0
+POLL_S = 0.1
+
+# --------------------------------------------------------------------------------------------
+# Response bytes (module constants, so that tests can compute the exact bytes_read).
+
+
+def ok_response(body=b"ok", extra=b"", status=b"200 OK", version=b"HTTP/1.1"):
+    return (version + b" " + status + b"\r\nContent-Length: " + str(len(body)).encode()
+            + b"\r\n" + extra + b"\r\n" + body)
+
+
+OK = ok_response()
+NOT_FOUND = ok_response(b"no such behaviour", status=b"404 Not Found")
+
+# Chunk extensions (token, quoted string with ';' and an escaped quote, BWS before ';'), upper-case
+# hex, leading zeros, an empty-looking data line, and a trailer section with an obs-fold line.
+CHUNKED_EXT_TRAILERS = (
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    b"5;name=value\r\nhello\r\n"
+    b"1 ;q=\"a;b\\\"c\"\r\n \r\n"
+    b"000A\r\n0123456789\r\n"
+    b"0;last\r\nX-Checksum: abc\r\nX-Folded: one\r\n two\r\n\r\n")
+UNTIL_CLOSE_BODY = b"u" * 500
+UNTIL_CLOSE = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n" + UNTIL_CLOSE_BODY
+HTTP10 = ok_response(b"hello", version=b"HTTP/1.0")
+HTTP10_KEEPALIVE = ok_response(b"hello", extra=b"Connection: keep-alive\r\n", version=b"HTTP/1.0")
+HTTP10_UNTIL_CLOSE = b"HTTP/1.0 200 OK\r\n\r\n" + UNTIL_CLOSE_BODY
+# RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing; decode it, then
+# close the connection, even though it asks for keep-alive.
+HTTP10_CHUNKED = (b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+LF_ONLY = b"HTTP/1.1 200 OK\nContent-Length: 2\nX-A: b\n\nok"
+LF_ONLY_CHUNKED = b"HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n2\nok\n0\nX-T: t\n\n"
+OBS_FOLD = ok_response(extra=b"X-Folded: first\r\n  second\r\n\tthird\r\nX-After: a\r\n")
+INTERIM = b"HTTP/1.1 100 Continue\r\n\r\n" + OK
+INTERIM_MANY = (b"HTTP/1.1 100 Continue\r\n\r\n"
+                b"HTTP/1.1 102 Processing\r\n\r\n"
+                b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload; as=style\r\n\r\n"
+                + OK)
+INTERIM_32 = b"HTTP/1.1 100 Continue\r\n\r\n" * 32 + OK
+INTERIM_33 = b"HTTP/1.1 100 Continue\r\n\r\n" * 33 + OK
+INTERIM_THEN_CLOSE = b"HTTP/1.1 100 Continue\r\n\r\n"
+SWITCHING = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: hostile\r\nConnection: upgrade\r\n\r\n"
+HEAD_LENGTH = 1000
+HEAD_CL_HEAD = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % HEAD_LENGTH
+HEAD_CHUNKED_HEAD = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+NO_CONTENT = b"HTTP/1.1 204 No Content\r\nX-A: b\r\n\r\n"
+NO_CONTENT_TE = b"HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n"
+NOT_MODIFIED = b"HTTP/1.1 304 Not Modified\r\nContent-Length: 1234\r\nETag: \"x\"\r\n\r\n"
+CLOSE = ok_response(extra=b"Connection: close\r\n")
+DRIBBLE = ok_response(b"abcdefghijklmnopqrstuvwxyz")
+LONG_HEADER = ok_response(extra=b"X-Long: " + b"l" * 60000 + b"\r\n")
+LONG_HEADER_TOO_LARGE = ok_response(extra=b"X-Long: " + b"l" * 70000 + b"\r\n")
+MANY_HEADERS = ok_response(extra=b"".join(b"X-Header-%04d: value\r\n" % i for i in range(2000)))
+MANY_HEADERS_TOO_LARGE = ok_response(
+    extra=b"".join(b"X-Header-%04d: value\r\n" % i for i in range(5000)))
+LONG_STATUS_LINE = b"HTTP/1.1 200 " + b"r" * 70000 + b"\r\nContent-Length: 2\r\n\r\nok"
+GZIP_PAYLOAD = b"hail hostile gzip body " * 200
+GZIP_BODY = gzip.compress(GZIP_PAYLOAD, mtime=0)
+GZIP = ok_response(GZIP_BODY, extra=b"Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n")
+GZIP_CHUNKED = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+                + b"%x\r\n" % len(GZIP_BODY) + GZIP_BODY + b"\r\n0\r\n\r\n")
+TE_GZIP = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n" + GZIP_BODY
+STATUS_600 = ok_response(b"", status=b"600 Beyond")
+# More than 4 GiB, so that a 32-bit length anywhere would show; streamed, never held in memory.
+HUGE_BODY = (4 << 30) + 12345
+HUGE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % HUGE_BODY
+HUGE_CHUNK = 4 << 20
+EARLY = OK
+EARLY_BIG = ok_response(b"e" * (1 << 20))
+TRUNCATED = (b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n"
+             + b"0123456789")
+TRUNCATED_HEAD = b"HTTP/1.1 200 OK\r\nContent-Len"
+TRUNCATED_CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel"
+RST_BODY = b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + b"r" * 1000
+DRIP_HEAD = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"
+DRIP_BODY = b"d" * 100
+GARBAGE = b"THIS IS NOT HTTP AT ALL\r\n\r\n"
+
+
+def bad_head(status_line, fields=b"Content-Length: 2\r\n"):
+    return status_line + b"\r\n" + fields + b"\r\nok"
+
+
+# Malformed responses: name -> (bytes, the reason hail reports, after "parse: ").
+MALFORMED = {
+    "garbage": (GARBAGE, "malformed status line"),
+    "binary": (b"\x00\x01\x02\xff\xfe binary\r\n\r\n", "malformed status line"),
+    "lowercase_http": (bad_head(b"http/1.1 200 OK"), "malformed status line"),
+    "status_2digit": (bad_head(b"HTTP/1.1 20 OK"), "invalid status code"),
+    "status_4digit": (bad_head(b"HTTP/1.1 2000 OK"), "invalid status code"),
+    "status_leading_zero": (bad_head(b"HTTP/1.1 099 Low"), "invalid status code"),
+    "status_letters": (bad_head(b"HTTP/1.1 2x0 OK"), "invalid status code"),
+    "status_two_spaces": (bad_head(b"HTTP/1.1  200 OK"), "invalid status code"),
+    "version_2": (bad_head(b"HTTP/2.0 200 OK"), "unsupported HTTP version"),
+    "version_12": (bad_head(b"HTTP/1.2 200 OK"), "unsupported HTTP version"),
+    "bare_cr": (b"HTTP/1.1 200 OK\rX-A: b\r\nContent-Length: 2\r\n\r\nok",
+                "bare CR in header section"),
+    "cl_conflict": (bad_head(b"HTTP/1.1 200 OK", b"Content-Length: 2\r\nContent-Length: 3\r\n"),
+                    "Duplicate Content-Length"),
+    "cl_duplicate_equal": (bad_head(b"HTTP/1.1 200 OK",
+                                    b"Content-Length: 2\r\nContent-Length: 2\r\n"),
+                           "Duplicate Content-Length"),
+    "cl_list": (bad_head(b"HTTP/1.1 200 OK", b"Content-Length: 2, 2\r\n"),
+                "Invalid character in Content-Length"),
+    "cl_negative": (bad_head(b"HTTP/1.1 200 OK", b"Content-Length: -2\r\n"),
+                    "Invalid character in Content-Length"),
+    "cl_overflow": (bad_head(b"HTTP/1.1 200 OK", b"Content-Length: 99999999999999999999999\r\n"),
+                    "Content-Length overflow"),
+    "cl_and_te": (bad_head(b"HTTP/1.1 200 OK",
+                           b"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n"),
+                  "Content-Length can't be present with Transfer-Encoding"),
+    "obs_fold_cl": (bad_head(b"HTTP/1.1 200 OK", b"Content-Length: 2\r\n 2\r\n"),
+                    "obs-fold in a framing field"),
+    "cl_empty_folded": (bad_head(b"HTTP/1.1 200 OK", b"Content-Length:\r\n 2\r\n"),
+                        "Empty Content-Length"),
+    "obs_fold_te": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip,\r\n chunked\r\n\r\n0\r\n\r\n",
+                    "obs-fold in a framing field"),
+    "obs_fold_first": (bad_head(b"HTTP/1.1 200 OK", b" X-A: b\r\nContent-Length: 2\r\n"),
+                       "whitespace before the first field line"),
+    "chunk_bad_size": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+                       "bad chunk size"),
+    "chunk_negative": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n",
+                       "bad chunk size"),
+    "chunk_hex_prefix": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n",
+                         "bad chunk size"),
+    "chunk_empty_size": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\nhello\r\n",
+                         "bad chunk size"),
+    # 2^64: one more hex digit than 64 bits hold.
+    "chunk_overflow": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                       b"10000000000000000\r\nx\r\n", "chunk size too large"),
+    # 2^62 + 1: fits in 64 bits, above the decoder's bound.
+    "chunk_too_large": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        b"4000000000000001\r\nx\r\n", "chunk size too large"),
+    "chunk_ext_too_long": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                           b"2;" + b"e" * 5000 + b"\r\nok\r\n0\r\n\r\n",
+                           "chunk size line too long"),
+    "trailer_too_large": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n"
+                          + b"".join(b"X-Trailer-%05d: value\r\n" % i for i in range(4000))
+                          + b"\r\n", "trailer section too large"),
+    "chunk_missing_crlf": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                           b"2\r\nokX\r\n0\r\n\r\n", "missing CRLF after chunk data"),
+    "long_header_too_large": (LONG_HEADER_TOO_LARGE, "header section too large"),
+    "many_headers_too_large": (MANY_HEADERS_TOO_LARGE, "header section too large"),
+    "long_status_line": (LONG_STATUS_LINE, "header section too large"),
+    "interim_33": (INTERIM_33, "too many interim responses"),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Behaviours
+
+
+class Request:
+    __slots__ = ("method", "target", "version", "headers", "body_length", "index", "behaviour")
+
+    def __init__(self, method, target, version, headers, body_length, index, behaviour):
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers          # lower-case name -> value (the last one)
+        self.body_length = body_length  # from Content-Length
+        self.index = index              # 1 for the first request of its connection
+        self.behaviour = behaviour
+
+
+class Reply:
+    """What to do with one request.
+    data   bytes to send (whole with sendall, or in `step`-byte pieces `delay` seconds apart, after
+           the first `lead` bytes went whole)
+    then   "keep" (read the next request), "close" (shut down our side, then read until the
+           client closes: a clean FIN, never a reset), "rst" (a TCP reset: SO_LINGER 0 and close),
+           "hold" (never answer again; read until the client closes)
+    idle   with "keep": close (as "close") when no next request arrives within `idle` seconds
+    stream after data, that many more body bytes, streamed in large writes
+    """
+    __slots__ = ("data", "step", "delay", "lead", "then", "idle", "stream")
+
+    def __init__(self, data=b"", then="keep", step=0, delay=0.0, lead=0, idle=None, stream=0):
+        self.data = data
+        self.then = then
+        self.step = step
+        self.delay = delay
+        self.lead = lead
+        self.idle = idle
+        self.stream = stream
+
+
+def _fixed(data, then="keep", **kw):
+    return lambda req: Reply(data, then, **kw)
+
+
+def _head_aware(head, body):
+    """HEAD gets the head alone (with the framing fields a GET would get), GET head + body."""
+    return lambda req: Reply(head if req.method == "HEAD" else head + body)
+
+
+def _close_every(k):
+    """Every k-th response of a connection says Connection: close, and the server closes."""
+    return lambda req: Reply(CLOSE, "close") if req.index % k == 0 else Reply(OK)
+
+
+def _close_after(k):
+    """Answers the first k requests of a connection; on the next one it closes without a word
+    (a keep-alive connection timed out by the server just as the client reused it)."""
+    return lambda req: Reply(OK) if req.index <= k else Reply(b"", "close")
+
+
+# name -> (function(Request) -> Reply, early). early: the reply goes out as soon as the request
+# head is in, before its body is read (a server rejecting an upload).
+BEHAVIOURS = {
+    # Framing a client must get right: each one completes.
+    "ok": (_fixed(OK), False),
+    "chunked_ext_trailers": (_fixed(CHUNKED_EXT_TRAILERS), False),
+    "until_close": (_fixed(UNTIL_CLOSE, "close"), False),
+    "http10": (_fixed(HTTP10), False),  # no keep-alive, yet the server leaves it open
+    "http10_keepalive": (_fixed(HTTP10_KEEPALIVE), False),
+    "http10_until_close": (_fixed(HTTP10_UNTIL_CLOSE, "close"), False),
+    "http10_chunked": (_fixed(HTTP10_CHUNKED), False),
+    "lf_only": (_fixed(LF_ONLY), False),
+    "lf_only_chunked": (_fixed(LF_ONLY_CHUNKED), False),
+    "obs_fold": (_fixed(OBS_FOLD), False),
+    "interim": (_fixed(INTERIM), False),
+    "interim_many": (_fixed(INTERIM_MANY), False),
+    "interim_32": (_fixed(INTERIM_32), False),
+    "switching": (_fixed(SWITCHING, "hold"), False),
+    "head_cl": (_head_aware(HEAD_CL_HEAD, b"h" * HEAD_LENGTH), False),
+    "head_chunked": (_head_aware(HEAD_CHUNKED_HEAD, b"5\r\nhello\r\n0\r\n\r\n"), False),
+    "no_content": (_fixed(NO_CONTENT), False),
+    "no_content_te": (_fixed(NO_CONTENT_TE), False),
+    "not_modified": (_fixed(NOT_MODIFIED), False),
+    "close_every3": (_close_every(3), False),
+    "ignore_close": (_fixed(OK), False),  # keep-alive whatever the request's Connection says
+    "close_after2": (_close_after(2), False),
+    "idle_close": (_fixed(OK, idle=0.1), False),
+    "dribble": (_fixed(DRIBBLE, step=1, delay=0.001), False),
+    "dribble_chunked": (_fixed(CHUNKED_EXT_TRAILERS, step=1, delay=0.001), False),
+    "dribble_interim": (_fixed(INTERIM_MANY, step=1, delay=0.0005), False),
+    "split7": (_fixed(OK, step=7, delay=0.001), False),
+    "long_header": (_fixed(LONG_HEADER), False),
+    "many_headers": (_fixed(MANY_HEADERS), False),
+    "gzip": (_fixed(GZIP), False),
+    "gzip_chunked": (_fixed(GZIP_CHUNKED), False),
+    "te_gzip": (_fixed(TE_GZIP, "close"), False),
+    "status_600": (_fixed(STATUS_600), False),
+    "huge": (lambda req: Reply(HUGE_HEAD, stream=HUGE_BODY), False),
+    "early": (_fixed(EARLY, "hold"), True),
+    "early_big": (_fixed(EARLY_BIG, "hold"), True),
+    # Failures: each request has one error.
+    "truncated": (_fixed(TRUNCATED, "close"), False),
+    "truncated_head": (_fixed(TRUNCATED_HEAD, "close"), False),
+    "truncated_chunked": (_fixed(TRUNCATED_CHUNKED, "close"), False),
+    "interim_then_close": (_fixed(INTERIM_THEN_CLOSE, "close"), False),
+    "no_response": (_fixed(b"", "close"), False),
+    "rst_body": (_fixed(RST_BODY, "rst"), False),
+    "rst_at_once": (_fixed(b"", "rst"), False),
+    "silent": (_fixed(b"", "hold"), False),
+    # Slow drip past any sane timeout: the head at once, then a body byte every 100 ms.
+    "drip": (_fixed(DRIP_HEAD + DRIP_BODY, "close", step=1, delay=0.1, lead=len(DRIP_HEAD)),
+             False),
+}
+# Malformed responses are sent whole; the server then waits for the client to close.
+for _name, (_data, _reason) in MALFORMED.items():
+    BEHAVIOURS[_name] = (_fixed(_data, "hold"), False)
+
+# The single-mode server of earlier tests: mode -> behaviour for every path. "early" answers as soon
+# as a connection is accepted, before reading anything.
+LEGACY_MODES = {
+    "truncated": "truncated",
+    "close_delimited": "close_delimited",
+    "garbage": "garbage",
+    "silent": "silent",
+    "chunked": "chunked",
+    "interim": "interim",
+    "early": None,
+}
+CLOSE_DELIMITED = (b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n"
+                   + b"x" * 500)
+CHUNKED = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+           b"5\r\nhello\r\n1;ext=1\r\n \r\n5\r\nworld\r\n0\r\nX-Trailer: t\r\n\r\n")
+BEHAVIOURS["close_delimited"] = (_fixed(CLOSE_DELIMITED, "close"), False)
+BEHAVIOURS["chunked"] = (_fixed(CHUNKED), False)
+
+
+def behaviour_name(target):
+    """'/name/rest?query' -> 'name'."""
+    path = target.split(b"?", 1)[0].decode("latin-1")
+    return path.strip("/").split("/", 1)[0]
+
+
+class _Closed(Exception):
+    """The client went away (or the server is stopping)."""
+
 
 class HostileServer:
-    """A tiny HTTP server in threads, for what `hail serve` never does. Modes:
-      "truncated"  reads a request head, answers "Content-Length: 1000" with 10 body bytes, closes
-      "close_delimited"  reads a request head, answers a valid response whose body (500 bytes)
-                   is delimited by closing the connection (no Content-Length), closes
-      "garbage"    reads a request head, answers a line that is not HTTP, keeps the connection open
-      "silent"     accepts, reads, never answers; keeps the connection open
-      "chunked"    keep-alive; answers every request with a valid chunked body ("hello world")
-      "interim"    keep-alive; answers every request with "100 Continue", then a 200 with "ok"
-      "early"      answers "200 ok" as soon as it accepts, before reading anything, waits 1 s, then
-                   reads and discards until the client closes (a server rejecting an upload early)
-    .accepted counts accepted connections, .requests request heads read."""
+    """See the module docstring. .url is "http://127.0.0.1:PORT"."""
 
-    TRUNCATED = (b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n"
-                 + b"0123456789")
-    CLOSE_DELIMITED = (b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n"
-                       + b"x" * 500)
-    GARBAGE = b"THIS IS NOT HTTP AT ALL\r\n\r\n"
-    CHUNKED = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-               b"5\r\nhello\r\n1;ext=1\r\n \r\n5\r\nworld\r\n0\r\nX-Trailer: t\r\n\r\n")
-    INTERIM = (b"HTTP/1.1 100 Continue\r\n\r\n"
-               b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-    EARLY = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
-    MODES = ("truncated", "close_delimited", "garbage", "silent", "chunked", "interim", "early")
+    # Old names, still used by test_errors.py.
+    TRUNCATED = TRUNCATED
+    CLOSE_DELIMITED = CLOSE_DELIMITED
+    GARBAGE = GARBAGE
+    CHUNKED = CHUNKED
+    INTERIM = INTERIM
+    EARLY = EARLY
+    MODES = tuple(LEGACY_MODES)
 
-    def __init__(self, mode):
-        if mode not in self.MODES:
+    def __init__(self, mode=None):
+        if mode is not None and mode not in LEGACY_MODES:
             raise ValueError(mode)
         self.mode = mode
         self.sock = None
@@ -41,16 +340,20 @@ class HostileServer:
         self.lock = threading.Lock()
         self.accepted = 0
         self.requests = 0
-        self.clients = []
+        self.rejected = 0
+        self.by_path = {}  # behaviour -> {"connections": n, "requests": n}
+        self.clients = set()
         self.threads = []
         self.stopping = threading.Event()
+
+    # ---- public
 
     def __enter__(self):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind((LOOPBACK, 0))
         self.sock.listen(128)
-        self.sock.settimeout(0.1)
+        self.sock.settimeout(POLL_S)
         self.port = self.sock.getsockname()[1]
         t = threading.Thread(target=self._accept_loop, daemon=True)
         t.start()
@@ -62,94 +365,22 @@ class HostileServer:
         return "http://%s:%d" % (LOOPBACK, self.port)
 
     def counts(self):
+        """(connections accepted, request heads read), in total."""
         with self.lock:
             return self.accepted, self.requests
 
-    def _accept_loop(self):
-        while not self.stopping.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            with self.lock:
-                if self.stopping.is_set():
-                    conn.close()
-                    return
-                self.accepted += 1
-                self.clients.append(conn)
-                t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
-                self.threads.append(t)
-            t.start()
-
-    def _read_head(self, conn, buf):
-        """Reads until the end of a request head; returns the bytes after it, or None on EOF."""
-        while b"\r\n\r\n" not in buf:
-            try:
-                chunk = conn.recv(65536)
-            except socket.timeout:
-                if self.stopping.is_set():
-                    return None
-                continue
-            except OSError:
-                return None
-            if not chunk:
-                return None
-            buf += chunk
+    def stats(self):
+        """{"connections", "requests", "rejected",
+            "by_path": {name: {"connections", "requests"}}}"""
         with self.lock:
-            self.requests += 1
-        return buf.split(b"\r\n\r\n", 1)[1]
+            return {"connections": self.accepted, "requests": self.requests,
+                    "rejected": self.rejected,
+                    "by_path": {k: dict(v) for k, v in self.by_path.items()}}
 
-    def _serve(self, conn):
-        conn.settimeout(0.2)
-        try:
-            buf = b""
-            if self.mode == "early":
-                conn.sendall(self.EARLY)
-                # Read nothing for a while: the client's upload stalls once the socket buffers are
-                # full, so its response surely arrives while the request is still being written.
-                self.stopping.wait(1.0)
-                self._drain(conn)
-                return
-            while not self.stopping.is_set():
-                buf = self._read_head(conn, buf)
-                if buf is None:
-                    return
-                if self.mode in ("truncated", "close_delimited"):
-                    conn.sendall(self.TRUNCATED if self.mode == "truncated"
-                                 else self.CLOSE_DELIMITED)
-                    conn.shutdown(socket.SHUT_WR)
-                    # Drain until the client closes, so that our close never turns into a reset.
-                    self._drain(conn)
-                    return
-                if self.mode == "garbage":
-                    conn.sendall(self.GARBAGE)
-                    self._drain(conn)
-                    return
-                if self.mode in ("chunked", "interim"):
-                    conn.sendall(self.CHUNKED if self.mode == "chunked" else self.INTERIM)
-                    continue  # keep-alive: the next request on the same connection
-                # silent: keep reading (a client may pipeline nothing more), never answer
-                self._drain(conn)
-                return
-        except OSError:
-            return
-        finally:
-            try:
-                conn.close()
-            except OSError:
-                pass
-
-    def _drain(self, conn):
-        while not self.stopping.is_set():
-            try:
-                if not conn.recv(65536):
-                    return
-            except socket.timeout:
-                continue
-            except OSError:
-                return
+    def active(self):
+        """Connections still being served."""
+        with self.lock:
+            return len(self.clients)
 
     def __exit__(self, exc_type, exc, tb):
         self.stopping.set()
@@ -167,9 +398,204 @@ class HostileServer:
                 pass
         for t in threads:
             t.join(timeout=5)
-        for c in clients:
-            try:
-                c.close()
-            except OSError:
-                pass
         return False
+
+    # ---- accepting
+
+    def _accept_loop(self):
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            with self.lock:
+                if self.stopping.is_set() or len(self.clients) >= MAX_CONNECTIONS:
+                    self.rejected += 1
+                    conn.close()
+                    continue
+                self.accepted += 1
+                self.clients.add(conn)
+                t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+                self.threads = [x for x in self.threads if x.is_alive()]
+                self.threads.append(t)
+            t.start()
+
+    # ---- socket helpers (every wait polls `stopping`)
+
+    def _recv(self, conn, deadline=None):
+        """Some bytes; b"" at EOF; None when `deadline` (monotonic) passed first."""
+        quiet_since = time.monotonic()
+        while True:
+            if self.stopping.is_set():
+                raise _Closed()
+            try:
+                return conn.recv(65536)
+            except socket.timeout:
+                now = time.monotonic()
+                if deadline is not None and now >= deadline:
+                    return None
+                if now - quiet_since > IDLE_LIMIT_S:
+                    raise _Closed()
+            except OSError:
+                raise _Closed() from None
+
+    def _send(self, conn, data):
+        view = memoryview(data)
+        while view:
+            if self.stopping.is_set():
+                raise _Closed()
+            try:
+                n = conn.send(view)
+            except socket.timeout:
+                continue
+            except OSError:
+                raise _Closed() from None
+            view = view[n:]
+
+    def _send_reply(self, conn, data, step, delay, lead):
+        if not step:
+            self._send(conn, data)
+            return
+        self._send(conn, data[:lead])
+        for i in range(lead, len(data), step):
+            self._send(conn, data[i:i + step])
+            if delay and self.stopping.wait(delay):
+                raise _Closed()
+
+    def _stream(self, conn, total):
+        block = memoryview(b"x" * HUGE_CHUNK)
+        while total > 0:
+            n = min(total, len(block))
+            self._send(conn, block[:n])
+            total -= n
+
+    def _drain(self, conn):
+        """Reads (and discards) until the client closes."""
+        while self._recv(conn):
+            pass
+
+    def _close(self, conn):
+        """Shut down our side, then read until the client closes: a FIN, never a reset."""
+        try:
+            conn.shutdown(socket.SHUT_WR)
+        except OSError:
+            raise _Closed() from None
+        self._drain(conn)
+
+    @staticmethod
+    def _reset(conn):
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
+
+    # ---- serving one connection
+
+    def _count(self, req):
+        with self.lock:
+            self.requests += 1
+            entry = self.by_path.setdefault(req.behaviour, {"connections": 0, "requests": 0})
+            entry["requests"] += 1
+            if req.index == 1:
+                entry["connections"] += 1
+
+    def _behaviour(self, name):
+        if self.mode is not None:
+            return BEHAVIOURS[LEGACY_MODES[self.mode]]
+        return BEHAVIOURS.get(name, (_fixed(NOT_FOUND), False))
+
+    def _serve(self, conn):
+        conn.settimeout(POLL_S)
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        closed = False
+        try:
+            if self.mode == "early":
+                self._send(conn, EARLY)
+                # Read nothing for a while: the client's upload stalls once the socket buffers are
+                # full, so its response surely arrives while the request is still being written.
+                self.stopping.wait(1.0)
+                self._drain(conn)
+                return
+            closed = self._serve_requests(conn)
+        except _Closed:
+            pass
+        finally:
+            with self.lock:
+                self.clients.discard(conn)
+            if not closed:
+                try:
+                    conn.close()
+                except OSError:
+                    pass
+
+    def _serve_requests(self, conn):
+        """Returns True when the socket is already closed (reset)."""
+        buf = bytearray()
+        index = 0
+        idle = None  # seconds the connection may stay idle (the last reply's `idle`)
+        while True:
+            # Every complete request in the buffer forms one batch (pipelined requests): their
+            # replies go out together, so that splits and dribbles cross response boundaries.
+            batch = []
+            early = False
+            while True:
+                end = buf.find(b"\r\n\r\n")
+                if end < 0:
+                    break
+                lines = bytes(buf[:end]).split(b"\r\n")
+                parts = lines[0].split(b" ")
+                if len(parts) != 3:
+                    raise _Closed()  # not a request hail sends: give up on the connection
+                headers = {}
+                for line in lines[1:]:
+                    name, _, value = line.partition(b":")
+                    headers[name.strip().lower().decode("latin-1")] = value.strip()
+                length = int(headers.get("content-length", b"0") or 0)
+                name = behaviour_name(parts[1])
+                fn, early = self._behaviour(name)
+                if not early and len(buf) < end + 4 + length:
+                    break  # the body is not all in yet
+                index += 1
+                req = Request(parts[0].decode("latin-1"), parts[1], parts[2], headers, length,
+                              index, name)
+                self._count(req)
+                del buf[:end + 4 if early else end + 4 + length]
+                batch.append((fn, req))
+                if early:
+                    break
+            if batch:
+                replies = []
+                for fn, req in batch:
+                    replies.append(fn(req))
+                    if replies[-1].then != "keep":
+                        break  # requests behind it are never answered
+                last = replies[-1]
+                self._send_reply(conn, b"".join(r.data for r in replies), last.step, last.delay,
+                                 last.lead if len(replies) == 1 else 0)
+                if last.stream:
+                    self._stream(conn, last.stream)
+                if early:
+                    # Read nothing for a while: the client's upload stalls once the socket buffers
+                    # are full, so the answer surely arrives while the request is being written.
+                    if self.stopping.wait(0.3):
+                        raise _Closed()
+                if last.then == "close":
+                    self._close(conn)
+                    return False
+                if last.then == "rst":
+                    self._reset(conn)
+                    return True
+                if last.then == "hold":
+                    self._drain(conn)
+                    return False
+                idle = last.idle
+                if buf.find(b"\r\n\r\n") >= 0:
+                    continue  # more requests already buffered
+            deadline = time.monotonic() + idle if idle is not None and not buf else None
+            chunk = self._recv(conn, deadline)
+            if chunk is None:
+                self._close(conn)  # idle for too long: the server closes the keep-alive connection
+                return False
+            if not chunk:
+                return False
+            buf += chunk

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "http/http1_client_session.h"
@@ -304,6 +305,116 @@ TEST(Http1ClientSession, ResetForgetsTheLastConnection) {
   drain(s);
   s.feed(kOk.data(), kOk.size(), r);
   EXPECT_EQ(r.events.back(), (Event{'c', 1, 200}));
+}
+
+TEST(Http1ClientSession, AnEarlyAnswerWhoseBodyIsSkippedStopsTheRestToo) {
+  // The same request as above, but the early answer has a body that the connection drops in the
+  // kernel: the response completes in skip_body(), which must fail the unsent request behind it
+  // as feed() does (it used to leave it in flight until a timeout).
+  const RequestTemplate t = get_template("/upload", "POST");
+  Http1ClientSession s(2);
+  s.reset();
+  s.submit(0, t);
+  s.submit(1, t);
+  s.consume_output(10);
+  Recorder r;
+  const std::string head = "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 1000\r\n\r\n";
+  EXPECT_EQ(s.feed(head.data(), head.size(), r), SessionStatus::kOk);
+  EXPECT_EQ(s.skippable_body_bytes(), 1000u);
+  EXPECT_EQ(s.skip_body(600, r), SessionStatus::kOk);
+  EXPECT_EQ(s.skip_body(400, r), SessionStatus::kError);
+  EXPECT_EQ(r.events.back(), (Event{'c', 0, 413}));
+  EXPECT_EQ(s.error(), ErrorClass::kWrite);
+  EXPECT_STREQ(s.error_reason(), "server answered before the request was sent");
+  EXPECT_TRUE(s.pending_output().empty());
+  EXPECT_FALSE(s.reusable());
+  EXPECT_EQ(s.in_flight(), 1u);  // the connection fails it
+}
+
+TEST(Http1ClientSession, AnEarlyAnswerWithASkippedBodyAndNothingBehindItIsFine) {
+  const RequestTemplate t = get_template("/upload", "POST");
+  Http1ClientSession s;
+  s.reset();
+  s.submit(0, t);
+  s.consume_output(10);
+  Recorder r;
+  const std::string head = "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 1000\r\n\r\n";
+  s.feed(head.data(), head.size(), r);
+  EXPECT_EQ(s.skip_body(1000, r), SessionStatus::kOk);
+  EXPECT_EQ(r.events.back(), (Event{'c', 0, 413}));
+  EXPECT_EQ(s.in_flight(), 0u);
+  EXPECT_FALSE(s.reusable());
+}
+
+RequestTemplate template_of(int http_minor, bool keep_alive,
+                            std::vector<std::pair<std::string, std::string>> headers = {},
+                            std::string body = "") {
+  RequestSpec spec;
+  spec.authority = "h";
+  spec.http_minor = http_minor;
+  spec.keep_alive = keep_alive;
+  spec.headers = std::move(headers);
+  spec.body = std::move(body);
+  if (!spec.body.empty()) spec.method = "POST";
+  return make_request_template(spec, "http");
+}
+
+TEST(RequestAsksToClose, FromTheRenderedRequest) {
+  EXPECT_FALSE(request_asks_to_close(template_of(1, true).http1));
+  EXPECT_TRUE(request_asks_to_close(template_of(1, false).http1));  // --no-keepalive
+  EXPECT_FALSE(request_asks_to_close(template_of(0, true).http1));  // --http1.0: keep-alive
+  EXPECT_TRUE(request_asks_to_close(template_of(0, false).http1));  // HTTP/1.0 default
+  EXPECT_TRUE(
+      request_asks_to_close(template_of(1, true, {{"Connection", "Keep-Alive, CLOSE"}}).http1));
+  EXPECT_TRUE(request_asks_to_close(template_of(1, true, {{"connection", "\tclose "}}).http1));
+  EXPECT_FALSE(request_asks_to_close(template_of(1, true, {{"Connection", "Upgrade"}}).http1));
+  EXPECT_FALSE(request_asks_to_close(template_of(1, true, {{"X-Connection", "close"}}).http1));
+  EXPECT_FALSE(request_asks_to_close(template_of(0, true, {{"Connection", "keep-alive"}}).http1));
+  // Only the head counts: the same words in the body mean nothing.
+  EXPECT_FALSE(request_asks_to_close(template_of(1, true, {}, "\r\nConnection: close\r\n").http1));
+  EXPECT_FALSE(request_asks_to_close(""));
+}
+
+TEST(Http1ClientSession, ARequestThatSaysCloseIsTheLastOnItsConnection) {
+  // --no-keepalive against a server that ignores "Connection: close" and answers keep-alive:
+  // the connection must still carry no other request (RFC 9112 §9.6).
+  for (int minor : {1, 0}) {
+    const RequestTemplate t = template_of(minor, false);
+    Http1ClientSession s;
+    s.reset();
+    EXPECT_EQ(s.capacity(), 1u);
+    s.submit(0, t);
+    EXPECT_EQ(s.capacity(), 0u) << minor;
+    drain(s);
+    Recorder r;
+    EXPECT_EQ(s.feed(kOk.data(), kOk.size(), r), SessionStatus::kOk);
+    EXPECT_EQ(r.events.back(), (Event{'c', 0, 200}));
+    EXPECT_FALSE(s.reusable()) << minor;
+    // A new connection takes one request again.
+    s.reset();
+    EXPECT_TRUE(s.reusable());
+    EXPECT_EQ(s.capacity(), 1u);
+    s.submit(1, t);
+    EXPECT_FALSE(s.reusable());
+  }
+}
+
+TEST(Http1ClientSession, KeepAliveRequestsStayReusableAfterAClosingTemplate) {
+  // The close decision follows the template: another one (at another address) is looked at anew.
+  const RequestTemplate closing = template_of(1, false);
+  const RequestTemplate keeping = template_of(1, true);
+  Http1ClientSession s;
+  s.reset();
+  s.submit(0, closing);
+  EXPECT_FALSE(s.reusable());
+  s.reset();
+  s.submit(0, keeping);
+  EXPECT_TRUE(s.reusable());
+  drain(s);
+  Recorder r;
+  s.feed(kOk.data(), kOk.size(), r);
+  EXPECT_TRUE(s.reusable());
+  EXPECT_EQ(s.capacity(), 1u);
 }
 
 TEST(RequestTemplate, Http2ViewDropsConnectionFieldsAndLowersNames) {
