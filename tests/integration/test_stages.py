@@ -155,8 +155,12 @@ class StagesServeTest(unittest.TestCase):
             self.assertEqual(r.code, 0, describe(r))
             self.assertEqual(r.json["requests"]["completed"], 1200, describe(r))
             self.assertEqual(srv.stats()["requests"] - before, 1200)
+            # Steps count requests by completion time: one planned just before a boundary may
+            # complete just after it, so each row is the plan give or take the few in flight.
             steps = r.json["stages"]["steps"]
-            self.assertEqual([s["completed"] for s in steps], [100, 500, 100, 500])
+            for got, want in zip([s["completed"] for s in steps], [100, 500, 100, 500]):
+                self.assertAlmostEqual(got, want, delta=3, msg=describe(r))
+            self.assertEqual(len(steps), 4)
 
 
 if __name__ == "__main__":
