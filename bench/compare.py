@@ -199,9 +199,10 @@ def cpu_model():
 
 
 class Scenario:
-    def __init__(self, name, key, mode, conns, dur, proto="http", streams=1):
+    def __init__(self, name, key, mode, conns, dur, proto="http", streams=1, script=None):
         self.name, self.key, self.mode, self.conns, self.dur = name, key, mode, conns, dur
         self.proto, self.streams = proto, streams  # proto: http | h2tls | h1tls
+        self.script = script  # a wrk Lua script both tools run with -s (lua:NAME scenarios)
         self.path = "/" + FILES[key][0]
 
     @property
@@ -214,6 +215,8 @@ class Scenario:
             what = "HTTP/2 over TLS (ALPN h2), %d streams per connection, keep-alive" % self.streams
         elif self.proto == "h1tls":
             what = "HTTP/1.1 over TLS (ALPN http/1.1), keep-alive"
+        if self.script:
+            what += ", script %s (-s, both tools)" % os.path.relpath(self.script, REPO)
         return "%s: GET %s (%d-byte body), %s, %d connections, %d s" % (
             self.name, self.path, size, what, self.conns, self.dur)
 
@@ -233,6 +236,13 @@ def parse_scenarios(spec, conns, dur, streams=10):
             proto = m.group(1)
             out.append(Scenario(item, m.group(2), "ka", conns, dur, proto, streams if proto == "h2tls" else 1))
             continue
+        m = re.fullmatch(r"lua:(\w+)", item)
+        if m:  # a wrk script from bench/scripts/, keep-alive, on the 1 KiB file
+            path = REPO / "bench" / "scripts" / (m.group(1) + ".lua")
+            if not path.is_file():
+                die("unknown script scenario %r: no %s" % (item, path))
+            out.append(Scenario(item, "1k", "ka", conns, dur, script=str(path)))
+            continue
         m = re.fullmatch(r"(index|1k|100k|1m):(ka|close)", item)
         if not m:
             die("unknown scenario %r (FILE:MODE with FILE in index,1k,100k,1m and MODE ka|close, "
@@ -249,10 +259,13 @@ def tool_command(tool, sc, url, hail, conns=None, dur=None, json_path=None):
     d = sc.dur if dur is None else dur
     close = sc.mode == "close"
     proto = getattr(sc, "proto", "http")
+    script = ["-s", sc.script] if getattr(sc, "script", None) else []
+    if script and tool not in ("wrk", "hail"):
+        raise ValueError("%s cannot run wrk scripts" % tool)
     if tool == "wrk":
-        return ["wrk", "-t1", "-c%d" % c, "-d%ds" % d] + (["-H", "Connection: close"] if close else []) + [url], None
+        return ["wrk", "-t1", "-c%d" % c, "-d%ds" % d] + script + (["-H", "Connection: close"] if close else []) + [url], None
     if tool == "hail":
-        extra = {"h2tls": ["--streams", str(sc.streams)], "h1tls": ["--h1"]}.get(proto, [])
+        extra = {"h2tls": ["--streams", str(sc.streams)], "h1tls": ["--h1"]}.get(proto, []) + script
         return ([hail, "-t1", "-c%d" % c] + extra + ["-d%ds" % d, "-q"] + (["--no-keepalive"] if close else [])
                 + (["--json", str(json_path)] if json_path else []) + [url]), None
     if tool == "h2load":
@@ -690,7 +703,8 @@ class Harness:
     def run_scenarios(self, scenarios, tools):
         a = self.args
         for sc in scenarios:
-            sc_tools = [t for t in tools if t in TOOLS_FOR[sc.proto]]
+            sc_tools = [t for t in tools if t in TOOLS_FOR[sc.proto]
+                        and (not sc.script or t in ("wrk", "hail"))]
             skipped = [t for t in tools if t not in sc_tools]
             log("# scenario %s%s" % (sc.name, " (not for %s)" % ", ".join(skipped) if skipped else ""))
             if not sc_tools:
@@ -972,7 +986,8 @@ def main():
     p.add_argument("--hail", default=str(DEFAULT_HAIL), help="hail binary")
     p.add_argument("--scenarios", default=DEFAULT_SCENARIOS,
                    help="comma-separated FILE:MODE (FILE index|1k|100k|1m, MODE ka|close), h2tls:FILE, "
-                        "h1tls:FILE or Nk-conns; 'none' for none (e.g. with --callgrind)")
+                        "h1tls:FILE, lua:NAME (bench/scripts/NAME.lua, wrk and hail) or Nk-conns; "
+                        "'none' for none (e.g. with --callgrind)")
     p.add_argument("--reps", type=int, default=3, help="repetitions (tool order rotates every repetition)")
     p.add_argument("--duration", type=int, default=5, help="seconds per run (Nk-conns runs always last 5 s)")
     p.add_argument("--conns", type=int, default=50, help="connections per run (except Nk-conns)")

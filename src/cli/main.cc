@@ -1,14 +1,17 @@
-// hail's entry point: picks the front-end (native flags, `serve`, `demo`) and maps its outcome to
-// the exit status (0 ran, 1 could not run, 2 usage). Main thread.
+// hail's entry point: picks the front-end (native flags, `serve`, `demo`, `wrk`, or wrk's when
+// started under the name "wrk") and maps its outcome to the exit status (native: 0 ran, 1 could not
+// run, 2 usage; the other tools' front-ends use their tool's statuses). Main thread.
 #include <signal.h>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "cli/native_flags.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
+#include "cli/wrk_command.h"
 
 #ifndef HAIL_VERSION_STRING
 #define HAIL_VERSION_STRING "0.0.0"
@@ -18,6 +21,13 @@ int main(int argc, char** argv) {
   using namespace hail;
   signal(SIGPIPE, SIG_IGN);  // a peer's reset must surface as EPIPE, never kill the process
   std::vector<std::string> args(argv + 1, argv + argc);
+  // A link named wrk (./run install-aliases) makes hail a drop-in for wrk in existing scripts.
+  const char* slash = argc > 0 ? std::strrchr(argv[0], '/') : nullptr;
+  const char* program = slash != nullptr ? slash + 1 : (argc > 0 ? argv[0] : "");
+  if (std::strcmp(program, "wrk") == 0) return run_wrk_command(args);
+  if (!args.empty() && args[0] == "wrk") {
+    return run_wrk_command({args.begin() + 1, args.end()});
+  }
   if (!args.empty() && args[0] == "serve") {
     return run_serve_command({args.begin() + 1, args.end()});
   }

@@ -9,7 +9,9 @@
 #include <optional>
 
 #include "cli/arg_parser.h"
+#include "cli/flag_values.h"
 #include "core/units.h"
+#include "load/url_mix.h"
 #include "net/address.h"
 #include "net/tls.h"
 #include "report/timeseries_writer.h"
@@ -59,6 +61,9 @@ enum Flag {
   kVerify,
   kCacert,
   kWindowBits,
+  kScript,
+  kUrls,
+  kMix,
 };
 
 constexpr FlagSpec kSpecs[] = {
@@ -103,6 +108,9 @@ constexpr FlagSpec kSpecs[] = {
     {kVerify, 0, "verify", false},
     {kCacert, 0, "cacert", true},
     {kWindowBits, 0, "window-bits", true},
+    {kScript, 's', "script", true},
+    {kUrls, 0, "urls", true},
+    {kMix, 0, "mix", true},
 };
 
 constexpr uint64_t kDefaultIntervalNs = 1'000'000'000;
@@ -131,26 +139,6 @@ Result<double> parse_rate(const ParsedFlag& f) {
                       quote(t));
   }
   return v;
-}
-
-// Reads a whole file with plain read(2) so that every failure (a directory: EISDIR) is seen.
-Result<std::string> read_whole_file(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error(std::strerror(errno));
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n > 0) {
-      out.append(buf, static_cast<size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    int err = errno;
-    close(fd);
-    if (n < 0) return make_error(std::strerror(err));
-    return out;
-  }
 }
 
 std::string format_target(double v) {
@@ -203,90 +191,29 @@ Status apply_stages(RunOptions& run, const std::optional<LadderSpec>& ladder,
   return ok_status();
 }
 
-// HOST:PORT for --connect-to: a name, an IPv4 literal or a bracketed IPv6 literal, port 1-65535.
-Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& text) {
-  auto url = parse_url("http://" + text + "/");
-  const size_t colon = text.rfind(':');
-  const size_t bracket = text.rfind(']');
-  const bool has_port =
-      colon != std::string::npos && (bracket == std::string::npos || colon > bracket);
-  if (!url || !has_port || url->path != "/") {
-    return make_error(quote(text) + " (expected HOST:PORT, e.g. 10.0.0.2:8080 or [::1]:8080)");
+// --urls FILE (and --mix): the weighted request lines; without a URL argument, the first line's
+// URL stands for the run in reports (its paths must then all be absolute URLs).
+Status apply_urls_file(RunOptions& run, const std::string& path, bool have_url, bool mix_given) {
+  if (path.empty()) {
+    if (mix_given) return make_error("--mix needs --urls FILE");
+    return ok_status();
   }
-  return std::pair<std::string, uint16_t>(url->host, url->port);
-}
-
-// Protocol choices that cannot work together, or need an https:// URL.
-Status check_protocol_flags(const RunOptions& run, const std::string& tls_flag, bool streams_given,
-                            bool window_given) {
-  const bool https = run.url.scheme == "https";
-  if (!tls_flag.empty() && !https) return make_error(tls_flag + " applies to https:// URLs only");
-  const bool may_h2 =
-      run.protocol == HttpProtocol::kHttp2 || (https && run.protocol == HttpProtocol::kAuto);
-  if ((streams_given || window_given) && !may_h2) {
-    return make_error(std::string(streams_given ? "--streams" : "--window-bits") +
-                      " needs HTTP/2: an https:// URL (ALPN) or --h2");
+  if (!run.script_path.empty()) {
+    return make_error("--urls and -s given together: a script makes its own requests; use one");
   }
-  if (run.protocol == HttpProtocol::kHttp2 && (run.request.http_minor == 0 || run.http09)) {
-    return make_error(std::string(run.http09 ? "--http0.9" : "--http1.0") +
-                      " and --h2 given together; use one");
-  }
-  if (run.pipeline > 1) {
-    if (run.protocol == HttpProtocol::kHttp2)
-      return make_error("--pipeline is HTTP/1.1 only (not --h2)");
-    if (!run.request.keep_alive || run.http09) {
-      return make_error(std::string("--pipeline needs keep-alive connections (not ") +
-                        (run.http09 ? "--http0.9" : "--no-keepalive") + ")");
-    }
-  }
-  if (!run.unix_socket.empty() && !run.connect_host.empty()) {
-    return make_error("--unix-socket and --connect-to given together; use one");
-  }
+  auto lines = read_url_mix_file(path, have_url ? &run.url : nullptr);
+  if (!lines) return lines.error();
+  run.mix = std::move(lines.value());
+  if (!have_url) run.url = run.mix.front().url;
   return ok_status();
 }
 
-// Version range and cipher lists that OpenSSL would refuse: usage errors found now, not when the
-// first worker builds its context (which only reads files: --cacert is checked then).
-Status check_tls_values(const TlsClientConfig& tls, const std::string& min_text,
-                        const std::string& max_text) {
-  if (tls.min_version != 0 && tls.max_version != 0 && tls.min_version > tls.max_version) {
-    return make_error("--tls-min " + quote(min_text) + " is above --tls-max " + quote(max_text));
-  }
-  if (tls.ciphers.empty() && tls.ciphersuites.empty()) return ok_status();
-  TlsClientConfig probe;
-  probe.ciphers = tls.ciphers;
-  probe.ciphersuites = tls.ciphersuites;
-  auto context = TlsClientContext::create(probe);
-  if (!context) return context.error();
-  return ok_status();
-}
-
-Error bad_value(const ParsedFlag& f, const Error& why) {
-  return make_error("invalid value for " + f.spelled + ": " + why.message);
-}
-
-// A count that must be at least 1 and at most `max`.
-Result<uint64_t> positive_count(const ParsedFlag& f, uint64_t max) {
-  auto v = parse_count(f.value);
-  if (!v) return bad_value(f, v.error());
-  if (*v == 0) return make_error(f.spelled + " must be at least 1, got \"" + f.value + "\"");
-  if (*v > max) {
-    return make_error(f.spelled + " is too large: \"" + f.value + "\" (at most " +
-                      std::to_string(max) + ")");
-  }
-  return *v;
-}
-
-Result<uint64_t> positive_duration(const ParsedFlag& f) {
-  auto v = parse_duration_ns(f.value);
-  if (!v) return bad_value(f, v.error());
-  if (*v == 0) return make_error(f.spelled + " must be greater than zero, got \"" + f.value + "\"");
-  return *v;
-}
 }  // namespace
 
 std::string native_usage() {
-  return R"(Usage: hail [options] URL
+  return R"(Usage: hail [options] URL [-- SCRIPT ARGS]
+       hail [options] --urls FILE [URL]
+       hail wrk [wrk options] URL   wrk 4.1's command line and report (docs/compat.md)
        hail serve [options]     built-in target server (hail serve --help)
        hail demo                benchmark the built-in server for about 5 s
 
@@ -324,6 +251,12 @@ Request:
       --body-file FILE  request body read from FILE
       --http1.0         send HTTP/1.0 requests (keep-alive asked with Connection: keep-alive)
       --no-keepalive    a new connection per request (like ab without -k)
+Scripts and mixes:
+  -s, --script FILE     a wrk Lua script (wrk's API: setup, init, request, response, delay,
+                        done; hail.tag); words after -- are its arguments
+      --urls FILE       weighted request lines "[weight] [METHOD] URL-or-path [@bodyfile]";
+                        the URL argument may be omitted when the lines are absolute URLs
+      --mix M           --urls: random by weight (default) or round-robin
 Protocols:
       --h2 / --h1       force HTTP/2 (ALPN h2, or h2c prior knowledge on http://) / HTTP/1.1;
                         default: HTTP/2 when TLS's ALPN picks it
@@ -372,6 +305,8 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   bool window_given = false;
   std::string tls_flag;  // the last TLS option given, for the "needs https://" message
   std::string tls_min_text, tls_max_text;
+  std::string urls_path;
+  bool mix_given = false;
   for (const ParsedFlag& f : parsed->flags) {
     switch (f.id) {
       case kConnections: {
@@ -604,6 +539,21 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
         run.max_connections = static_cast<uint32_t>(*v);
         break;
       }
+      case kScript:
+        if (f.value.empty()) return make_error(f.spelled + " needs a Lua file");
+        run.script_path = f.value;
+        break;
+      case kUrls:
+        if (f.value.empty()) return make_error("--urls needs a file");
+        urls_path = f.value;
+        break;
+      case kMix: {
+        auto order = parse_mix_order(f.value);
+        if (!order) return bad_value(f, order.error());
+        run.mix_order = *order;
+        mix_given = true;
+        break;
+      }
       case kQuiet:
         cmd.quiet = true;
         break;
@@ -616,17 +566,29 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
     }
   }
   if (cmd.show_help || cmd.show_version) return cmd;
-  if (!parsed->after_dashes.empty()) {
-    return make_error("unexpected arguments after --: \"" + parsed->after_dashes[0] + "\"");
+  if (!parsed->after_dashes.empty() && run.script_path.empty()) {
+    return make_error("unexpected arguments after --: \"" + parsed->after_dashes[0] +
+                      "\" (words after -- are a script's arguments: give -s FILE)");
   }
-  if (parsed->positionals.empty()) return make_error("missing URL (try hail --help)");
+  run.script_args = parsed->after_dashes;
+  if (parsed->positionals.empty() && urls_path.empty()) {
+    return make_error("missing URL (try hail --help)");
+  }
   if (parsed->positionals.size() > 1) {
     return make_error("unexpected argument \"" + parsed->positionals[1] +
                       "\" (exactly one URL; options go before or after it)");
   }
-  auto url = parse_url(parsed->positionals[0]);
-  if (!url) return url.error();
-  run.url = url.value();
+  if (!parsed->positionals.empty()) {
+    auto url = parse_url(parsed->positionals[0]);
+    if (!url) return url.error();
+    run.url = url.value();
+  }
+  if (Status st = apply_urls_file(run, urls_path, !parsed->positionals.empty(), mix_given); !st) {
+    return st.error();
+  }
+  if (!run.script_path.empty() && run.http09) {
+    return make_error("--http0.9 and -s given together: scripts send HTTP/1.x requests");
+  }
   if (Status st = check_protocol_flags(run, tls_flag, streams_given, window_given); !st) {
     return st.error();
   }

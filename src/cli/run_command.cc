@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 #include "load/runner.h"
+#include "load/script_run.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
 #include "report/timeseries_writer.h"
@@ -75,6 +76,42 @@ void discard_output(OutputFile& file) {
   if (file.created) std::remove(file.path.c_str());
 }
 
+// With --json - the JSON document owns stdout: what a script prints (print, io.write go to the C
+// library's stdout, as in wrk) is sent to stderr instead, by pointing descriptor 1 at stderr
+// except while the report is written.
+class ScriptStdout {
+ public:
+  explicit ScriptStdout(bool divert) {
+    if (!divert) return;
+    std::fflush(stdout);
+    saved_fd_ = dup(STDOUT_FILENO);
+    if (saved_fd_ >= 0) dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  ~ScriptStdout() { restore(); }
+  void restore() {
+    if (saved_fd_ < 0) return;
+    std::fflush(stdout);
+    dup2(saved_fd_, STDOUT_FILENO);
+    close(saved_fd_);
+    saved_fd_ = -1;
+  }
+  // Writes `text` to the real stdout, then diverts again.
+  void write_real(const std::string& text) {
+    if (saved_fd_ < 0) {
+      std::fputs(text.c_str(), stdout);
+      return;
+    }
+    std::fflush(stdout);
+    dup2(saved_fd_, STDOUT_FILENO);
+    std::fputs(text.c_str(), stdout);
+    std::fflush(stdout);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+
+ private:
+  int saved_fd_ = -1;
+};
+
 bool write_output(OutputFile& file, const std::string& text, const char* flag) {
   std::error_code ec;
   // Appending from here writes from the start. Not for a device or a pipe (--json /dev/stdout).
@@ -101,6 +138,10 @@ int run_and_report(const RunOptions& options, const OutputOptions& output) {
     return kExitCouldNotRun;
   }
   block_stop_signals();
+  if (!output.banner.empty()) {
+    std::fputs(output.banner.c_str(), stdout);
+    std::fflush(stdout);
+  }
   const bool show_progress = output.progress && isatty(STDERR_FILENO);
   uint64_t last_print_ns = 0;
   bool printed = false;
@@ -121,7 +162,10 @@ int run_and_report(const RunOptions& options, const OutputOptions& output) {
     }
     return false;
   };
-  auto result = run_load(options, tick);
+  const bool has_script = !options.script_path.empty();
+  ScriptStdout script_stdout(has_script && output.json_path == "-");
+  std::unique_ptr<ScriptRun> script;
+  auto result = run_load(options, tick, &script);
   if (printed) std::fprintf(stderr, "\r\033[K");
   if (!result) {
     discard_output(json_out);
@@ -131,9 +175,10 @@ int run_and_report(const RunOptions& options, const OutputOptions& output) {
   }
   const RunResult& r = result.value();
   if (output.json_path == "-") {
-    std::fputs(render_json_report(r).c_str(), stdout);
+    script_stdout.write_real(render_json_report(r));
   } else {
-    std::fputs(render_text_report(r).c_str(), stdout);
+    const std::string text = output.render_text ? output.render_text(r) : render_text_report(r);
+    std::fputs(text.c_str(), stdout);
     if (!output.json_path.empty() && !write_output(json_out, render_json_report(r), "--json")) {
       return kExitCouldNotRun;
     }
@@ -146,7 +191,19 @@ int run_and_report(const RunOptions& options, const OutputOptions& output) {
       return kExitCouldNotRun;
     }
   }
+  // wrk prints what done() writes after its report.
+  if (script) {
+    std::fflush(stdout);
+    if (Status st = script->done(r, r.rate_samples); !st) {
+      std::fprintf(stderr, "hail: script error: %s\n", st.error().message.c_str());
+      return kExitCouldNotRun;
+    }
+  }
   std::fflush(stdout);
+  if (!r.script_error.empty()) {
+    std::fprintf(stderr, "hail: script error: %s\n", r.script_error.c_str());
+    return kExitCouldNotRun;
+  }
   int status = exit_status_for(r);
   if (status == kExitCouldNotRun) {
     std::string reason;

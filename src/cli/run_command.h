@@ -3,6 +3,7 @@
 // exit status. Main thread only.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "load/run_options.h"
@@ -14,6 +15,11 @@ struct OutputOptions {
   std::string json_path;        // empty: none; "-": JSON on stdout instead of the text report
   std::string timeseries_path;  // empty: none; CSV or JSON Lines by extension (--timeseries)
   bool progress = false;        // live line on stderr (only when stderr is a terminal)
+  // Front-ends in another tool's clothes (wrk, ab): printed on stdout before the run starts, and
+  // the text report's renderer (default: render_text_report). A script's done() output follows
+  // the report, as in wrk.
+  std::string banner;
+  std::function<std::string(const RunResult&)> render_text;
 };
 
 // Exit statuses shared by all front-ends.

@@ -1,6 +1,7 @@
 // ChunkedDecoder: streaming decoder of the chunked transfer coding (RFC 9112 §7.1) for response
-// bodies. Owned by Http1ResponseParser (http layer); pure state machine, no I/O, no allocation. One
-// thread at a time (the owning connection's worker).
+// bodies (and chunked request bodies in scripts' raw requests: raw_request.cc). Owned by
+// Http1ResponseParser (http layer); pure state machine, no I/O, no allocation. One thread at a time
+// (the owning connection's worker).
 #pragma once
 
 #include <cstddef>

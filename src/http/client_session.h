@@ -7,7 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "stats/error_class.h"
 
@@ -24,6 +27,16 @@ class SessionListener {
   virtual void on_first_byte(uint32_t slot) = 0;
   // The whole response is in. interim: 1xx responses skipped before it.
   virtual void on_response_complete(uint32_t slot, int status, uint32_t interim) = 0;
+  // Capture mode only (ClientSession::set_capture), right before on_response_complete for the same
+  // response: the final response's header fields (in order; HTTP/1: names as sent, values trimmed,
+  // obs-fold joined; HTTP/2: lower-case names, no pseudo-header fields; trailers in neither) and
+  // its decoded body, cut at Http1ResponseParser::kDefaultMaxCaptureBodyBytes. The references are
+  // valid during the call only. The request still counts as in flight here: do not call into the
+  // session from this callback.
+  virtual void on_response_captured(
+      uint32_t /*slot*/, int /*status*/,
+      const std::vector<std::pair<std::string, std::string>>& /*headers*/,
+      std::string_view /*body*/) {}
   // This request failed but the connection lives on (HTTP/2 RST_STREAM: ErrorClass::kStream, or a
   // stream refused by GOAWAY). `reason` has static storage.
   virtual void on_request_failed(uint32_t slot, ErrorClass error, const char* reason) = 0;
@@ -77,6 +90,10 @@ class ClientSession {
   // "Connection: close", an HTTP/1.0 response without keep-alive, a read-until-close body, or a
   // GOAWAY. The connection then reconnects once in_flight() is 0.
   virtual bool reusable() const = 0;
+
+  // Keeps each response's header fields and body for on_response_captured (wrk scripts'
+  // response()). Off by default, and then free: nothing is copied. Set it before submitting.
+  virtual void set_capture(bool on) = 0;
 
   // HTTP/1 fast path: body bytes of the current response whose content nobody needs, which the
   // connection may drop in the kernel (Transport::discard) and then report with skip_body().

@@ -5,7 +5,8 @@
 // Allocation: nghttp2 allocates per stream internally (its stream object, the outbound HEADERS
 // item, the copied nghttp2_nv array, HPACK entries); that is not ours to avoid. This file allocates
 // nothing per request in steady state: the entry table, its free list, the header-field array and
-// the output buffer keep their capacity across requests.
+// the output buffer keep their capacity across requests (capture mode copies each response's
+// fields, whose strings are new; its body buffers are reused).
 #include "http/h2_client_session.h"
 
 #include <nghttp2/nghttp2.h>
@@ -14,8 +15,10 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <utility>
 
 #include "http/request.h"
+#include "http/response_parser.h"
 
 namespace hail {
 
@@ -89,6 +92,21 @@ struct H2ClientSession::Impl {
     bool peer_reset = false;       // the server sent RST_STREAM
     bool deferred = false;         // closed while no listener was at hand: `reason` waits
     const char* reason = nullptr;  // deferred failure
+    // Capture mode: the final response's fields and body. Their buffers outlive the request, so
+    // that the next one on this entry reuses them (recycle()).
+    bool in_final_head = false;  // inside the header block with the final :status
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+
+    // Back to a fresh entry, keeping the capture buffers' capacity.
+    void recycle() {
+      auto kept = std::make_pair(std::move(headers), std::move(body));
+      *this = Entry{};
+      headers = std::move(kept.first);
+      body = std::move(kept.second);
+      headers.clear();
+      body.clear();
+    }
   };
 
   explicit Impl(const H2Settings& s)
@@ -101,6 +119,7 @@ struct H2ClientSession::Impl {
     nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &Impl::on_frame_recv);
     nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, &Impl::on_frame_send);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &Impl::on_stream_close);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &Impl::on_data_chunk);
     entries.resize(max_streams);
     free_entries.reserve(max_streams);
     deferred_entries.reserve(max_streams);
@@ -167,6 +186,8 @@ struct H2ClientSession::Impl {
   static int on_frame_send(nghttp2_session* s, const nghttp2_frame* frame, void* user);
   static int on_stream_close(nghttp2_session* s, int32_t stream_id, uint32_t error_code,
                              void* user);
+  static int on_data_chunk(nghttp2_session* s, uint8_t flags, int32_t stream_id,
+                           const uint8_t* data, size_t len, void* user);
   static ssize_t read_body(nghttp2_session* s, int32_t stream_id, uint8_t* buf, size_t length,
                            uint32_t* data_flags, nghttp2_data_source* source, void* user);
 
@@ -188,6 +209,7 @@ struct H2ClientSession::Impl {
   bool goaway = false;
   int32_t goaway_last_stream_id = 0;
   bool eof = false;
+  bool capture = false;  // set_capture(): keep the final response's fields and body
   bool dead = false;  // a connection error (or EOF with requests in flight): kError, no more events
   ErrorClass error_class = ErrorClass::kRead;
   const char* error_reason = "";
@@ -198,7 +220,7 @@ void H2ClientSession::Impl::reset() {
   session = nullptr;
   free_entries.clear();
   for (uint32_t i = static_cast<uint32_t>(entries.size()); i > 0; --i) {
-    entries[i - 1] = Entry{};
+    entries[i - 1].recycle();
     free_entries.push_back(i - 1);
   }
   deferred_entries.clear();
@@ -252,7 +274,7 @@ void H2ClientSession::Impl::submit(uint32_t slot, const RequestTemplate& request
     entries.emplace_back();
   }
   Entry& e = entries[index];
-  e = Entry{};
+  e.recycle();
   e.request = &request;
   e.slot = slot;
   e.active = true;
@@ -306,6 +328,8 @@ void H2ClientSession::Impl::complete(Entry& e) {
   const uint32_t slot = e.slot;
   const int status = e.status;
   const uint32_t interim = e.interim;
+  // Before release(): a listener that submits may reuse the entry and its buffers.
+  if (capture) listener->on_response_captured(slot, status, e.headers, e.body);
   release(e);
   listener->on_response_complete(slot, status, interim);
 }
@@ -364,11 +388,21 @@ int H2ClientSession::Impl::on_begin_headers(nghttp2_session* /*s*/, const nghttp
 int H2ClientSession::Impl::on_header(nghttp2_session* /*s*/, const nghttp2_frame* frame,
                                      const uint8_t* name, size_t name_len, const uint8_t* value,
                                      size_t value_len, uint8_t /*flags*/, void* user) {
-  if (frame->hd.type != NGHTTP2_HEADERS || name_len != 7 || std::memcmp(name, ":status", 7) != 0) {
+  auto* self = static_cast<Impl*>(user);
+  if (frame->hd.type != NGHTTP2_HEADERS) return 0;
+  const bool status_field = name_len == 7 && std::memcmp(name, ":status", 7) == 0;
+  if (!status_field && !self->capture) return 0;
+  Entry* e = self->find(frame->hd.stream_id);
+  if (e == nullptr) return 0;
+  if (!status_field) {
+    // nghttp2 puts pseudo-header fields first and rejects unknown ones; only :status is ours.
+    if (e->in_final_head && name_len > 0 && name[0] != ':') {
+      e->headers.emplace_back(std::string(reinterpret_cast<const char*>(name), name_len),
+                              std::string(reinterpret_cast<const char*>(value), value_len));
+    }
     return 0;
   }
-  Entry* e = static_cast<Impl*>(user)->find(frame->hd.stream_id);
-  if (e == nullptr || value_len != 3) return 0;  // nghttp2 checked: three digits, once per block
+  if (value_len != 3) return 0;  // nghttp2 checked: three digits, once per block
   int code = 0;
   for (size_t i = 0; i < 3; ++i) {
     if (value[i] < '0' || value[i] > '9') return 0;
@@ -378,7 +412,21 @@ int H2ClientSession::Impl::on_header(nghttp2_session* /*s*/, const nghttp2_frame
     ++e->interim;
   } else {
     e->status = code;
+    e->in_final_head = self->capture;
+    e->headers.clear();
   }
+  return 0;
+}
+
+int H2ClientSession::Impl::on_data_chunk(nghttp2_session* /*s*/, uint8_t /*flags*/,
+                                         int32_t stream_id, const uint8_t* data, size_t len,
+                                         void* user) {
+  auto* self = static_cast<Impl*>(user);
+  if (!self->capture) return 0;
+  Entry* e = self->find(stream_id);
+  if (e == nullptr || e->status < 200) return 0;
+  const size_t room = Http1ResponseParser::kDefaultMaxCaptureBodyBytes - e->body.size();
+  e->body.append(reinterpret_cast<const char*>(data), std::min(len, room));
   return 0;
 }
 
@@ -398,6 +446,9 @@ int H2ClientSession::Impl::on_frame_recv(nghttp2_session* /*s*/, const nghttp2_f
       if (Entry* e = self->find(frame->hd.stream_id)) e->peer_reset = true;
       return 0;
     case NGHTTP2_HEADERS:
+      // The final head's block ends here; a later block is trailers (not captured).
+      if (Entry* e = self->find(frame->hd.stream_id)) e->in_final_head = false;
+      break;
     case NGHTTP2_DATA:
       break;
     default:
@@ -527,6 +578,10 @@ H2ClientSession::H2ClientSession(const H2Settings& settings)
 }
 
 H2ClientSession::~H2ClientSession() = default;
+
+void H2ClientSession::set_capture(bool on) {
+  impl_->capture = on;
+}
 
 void H2ClientSession::reset() {
   impl_->reset();

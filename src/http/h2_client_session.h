@@ -1,7 +1,8 @@
 // H2ClientSession: HTTP/2 (RFC 9113) behind the ClientSession interface, on nghttp2's client
 // session (Debian libnghttp2-dev) driven purely in memory: mem_recv for received bytes, mem_send
 // into our own output buffer. Each request is a stream; response bodies are neither counted nor
-// kept (the connection counts bytes on the wire), but consumed, so flow-control windows reopen.
+// kept (the connection counts bytes on the wire), but consumed, so flow-control windows reopen;
+// capture mode (set_capture) keeps each final response's fields and body per stream.
 // Owned by one connection; that connection's thread only. Listener callbacks may submit() and
 // cancel(), but not reset() or feed().
 //
@@ -67,6 +68,9 @@ class H2ClientSession final : public ClientSession {
   ErrorClass error() const override;
   const char* error_reason() const override;
   bool reusable() const override;
+  // Fields of the final response's head (trailers not included) and DATA payload, up to
+  // Http1ResponseParser::kDefaultMaxCaptureBodyBytes per stream.
+  void set_capture(bool on) override;
 
  private:
   struct Impl;

@@ -6,64 +6,6 @@
 
 namespace hail {
 
-namespace {
-
-bool is_ows(char c) {
-  return c == ' ' || c == '\t';
-}
-
-// Case-insensitive compare with `lower` (lower-case letters and '-').
-bool iequals_lower(std::string_view s, std::string_view lower) {
-  if (s.size() != lower.size()) return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
-
-std::string_view trim_ows(std::string_view s) {
-  while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
-
-bool request_asks_to_close(std::string_view http1) {
-  size_t eol = http1.find("\r\n");
-  if (eol == std::string_view::npos) return false;
-  const std::string_view request_line = http1.substr(0, eol);
-  const bool http10 =
-      request_line.size() >= 8 && request_line.substr(request_line.size() - 8) == "HTTP/1.0";
-  bool close = false;
-  bool keep_alive = false;
-  size_t pos = eol + 2;
-  for (;;) {
-    eol = http1.find("\r\n", pos);
-    if (eol == std::string_view::npos || eol == pos) break;  // the empty line ends the head
-    const std::string_view line = http1.substr(pos, eol - pos);
-    pos = eol + 2;
-    const size_t colon = line.find(':');
-    if (colon == std::string_view::npos ||
-        !(iequals_lower(line.substr(0, colon), "connection") ||
-          iequals_lower(line.substr(0, colon), "proxy-connection"))) {
-      continue;
-    }
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty()) {
-      const size_t comma = value.find(',');
-      const std::string_view token = trim_ows(value.substr(0, comma));
-      if (iequals_lower(token, "close")) close = true;
-      if (iequals_lower(token, "keep-alive")) keep_alive = true;
-      if (comma == std::string_view::npos) break;
-      value.remove_prefix(comma + 1);
-    }
-  }
-  return close || (http10 && !keep_alive);
-}
-
 Http1ClientSession::Http1ClientSession(uint32_t depth, bool http09) {
   configure(depth, http09);
 }
@@ -84,6 +26,7 @@ void Http1ClientSession::reset() {
   gather_offset_ = 0;
   gathered_upto_ = 0;
   unsent_ = false;
+  http09_body_.clear();
   first_byte_seen_ = false;
   reusable_ = true;
   error_ = ErrorClass::kRead;
@@ -99,20 +42,14 @@ void Http1ClientSession::submit(uint32_t slot, const RequestTemplate& request) {
   if (count_ == 0) {
     parser_.begin_response(request.head);
     first_byte_seen_ = false;
+    http09_body_.clear();
   }
   ++count_;
   // HTTP/0.9 has no keep-alive: one request per connection.
   if (http09_) reusable_ = false;
   // A request that said "close" is the last on its connection, even if the server ignores it and
   // answers keep-alive (RFC 9112 §9.6: no further request on it, and close after the response).
-  if (&request != close_checked_ || request.http1.data() != close_checked_data_ ||
-      request.http1.size() != close_checked_size_) {
-    close_checked_ = &request;
-    close_checked_data_ = request.http1.data();
-    close_checked_size_ = request.http1.size();
-    close_requested_ = !http09_ && request_asks_to_close(request.http1);
-  }
-  if (close_requested_) reusable_ = false;
+  if (!http09_ && request.close_after) reusable_ = false;
 }
 
 std::string_view Http1ClientSession::pending_output() {
@@ -175,6 +112,15 @@ void Http1ClientSession::complete_front(SessionListener& listener) {
   const int status = http09_ ? 200 : parser_.status();
   const uint32_t interim = http09_ ? 0 : parser_.interim_responses();
   if (!http09_ && !parser_.keep_alive()) reusable_ = false;
+  // Before the parser moves on to the next response, which clears what it captured.
+  if (capture_) {
+    if (http09_) {
+      static const std::vector<std::pair<std::string, std::string>> kNoHeaders;
+      listener.on_response_captured(slot, status, kNoHeaders, http09_body_);
+    } else {
+      listener.on_response_captured(slot, status, parser_.headers(), parser_.body());
+    }
+  }
   pop_front();
   if (count_ > 0) {
     parser_.begin_response(front().request->head);
@@ -202,7 +148,13 @@ SessionStatus Http1ClientSession::feed(const char* data, size_t len, SessionList
       first_byte_seen_ = true;
       listener.on_first_byte(front().slot);
     }
-    if (http09_) return SessionStatus::kOk;  // everything up to the close is the response
+    if (http09_) {  // everything up to the close is the response
+      if (capture_) {
+        const size_t room = Http1ResponseParser::kDefaultMaxCaptureBodyBytes - http09_body_.size();
+        http09_body_.append(data, std::min(len, room));
+      }
+      return SessionStatus::kOk;
+    }
     ParseResult r = parser_.feed(data, len);
     data += r.consumed;
     len -= r.consumed;
@@ -237,6 +189,12 @@ SessionStatus Http1ClientSession::on_eof(SessionListener& listener) {
     return fail(ErrorClass::kRead, parse_error_kind_name(ParseErrorKind::kClosedBeforeResponse));
   }
   return fail(ErrorClass::kRead, parse_error_kind_name(parser_.error_kind()));
+}
+
+void Http1ClientSession::set_capture(bool on) {
+  capture_ = on;
+  parser_.set_capture(on);
+  if (!on) http09_body_.clear();
 }
 
 size_t Http1ClientSession::skippable_body_bytes() const {

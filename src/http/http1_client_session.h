@@ -1,9 +1,9 @@
 // Http1ClientSession: HTTP/1.x (and 0.9) behind the ClientSession interface, with pipelining: up
 // to `depth` requests written ahead of their responses, answered in order (RFC 9112 §9.3.2).
 // Wraps Http1ResponseParser; request bytes are the template's prebuilt buffers, written without a
-// copy when one request is pending. A request that asks to close the connection ("Connection:
-// close", HTTP/1.0 without "Connection: keep-alive") is the last one on it (RFC 9112 §9.6),
-// whatever the response says. Owned by one connection; that connection's thread only.
+// copy when one request is pending. A request that asks to close the connection
+// (RequestTemplate::close_after) is the last one on it (RFC 9112 §9.6), whatever the response
+// says. Owned by one connection; that connection's thread only.
 #pragma once
 
 #include <cstddef>
@@ -16,11 +16,6 @@
 #include "http/response_parser.h"
 
 namespace hail {
-
-// Does this HTTP/1.x request (head and body, as rendered) ask the server to close the connection
-// after its response? A "close" token in a Connection field, or an HTTP/1.0 request line without a
-// "keep-alive" token (RFC 9112 §9.3). Pure; exposed for tests.
-bool request_asks_to_close(std::string_view http1);
 
 class Http1ClientSession final : public ClientSession {
  public:
@@ -43,8 +38,12 @@ class Http1ClientSession final : public ClientSession {
   ErrorClass error() const override { return error_; }
   const char* error_reason() const override { return error_reason_; }
   bool reusable() const override { return reusable_; }
+  // With capture on: 0 while the capture still wants body bytes (past its cap, the rest may go).
   size_t skippable_body_bytes() const override;
   SessionStatus skip_body(size_t bytes, SessionListener& listener) override;
+  // Parser capture (headers and decoded body up to kDefaultMaxCaptureBodyBytes); HTTP/0.9: the
+  // bytes until the close, status 200, no headers.
+  void set_capture(bool on) override;
 
   Http1ResponseParser& parser() { return parser_; }
 
@@ -75,12 +74,8 @@ class Http1ClientSession final : public ClientSession {
   size_t gather_offset_ = 0;
   uint32_t gathered_upto_ = 0;  // requests (from the oldest) whose bytes are in gather_
   bool unsent_ = false;         // a response completed before its request was fully written
-  // Whether the last template submitted asks to close the connection ("Connection: close", or
-  // HTTP/1.0 without keep-alive), cached by template: templates are built once per run.
-  const RequestTemplate* close_checked_ = nullptr;
-  const char* close_checked_data_ = nullptr;
-  size_t close_checked_size_ = 0;
-  bool close_requested_ = false;
+  bool capture_ = false;
+  std::string http09_body_;  // capture of an HTTP/0.9 response (no parser involved)
   bool first_byte_seen_ = false;
   bool reusable_ = true;
   ErrorClass error_ = ErrorClass::kRead;

@@ -4,49 +4,20 @@
 #include <cstddef>
 #include <cstring>
 
+#include "http/field_syntax.h"
+
 #ifndef HAIL_VERSION_STRING
 #define HAIL_VERSION_STRING "0.1.0"
 #endif
 
 namespace hail {
 
+using http_syntax::iequals;
+using http_syntax::is_field_value;
+using http_syntax::is_token;
+using http_syntax::trim_ows;
+
 namespace {
-
-// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~"
-//         / DIGIT / ALPHA
-bool is_tchar(unsigned char c) {
-  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-  return c != 0 && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
-}
-
-bool is_token(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!is_tchar(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
-}
-
-// field-value: VCHAR, SP, HTAB and obs-text; no other control characters.
-bool is_field_value(std::string_view s) {
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
-  }
-  return true;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    unsigned char x = static_cast<unsigned char>(a[i]);
-    unsigned char y = static_cast<unsigned char>(b[i]);
-    if (x >= 'A' && x <= 'Z') x = static_cast<unsigned char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<unsigned char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 bool user_has(const RequestSpec& spec, std::string_view name) {
   for (const auto& [n, v] : spec.headers) {
@@ -60,12 +31,6 @@ void append_field(std::string& out, std::string_view name, std::string_view valu
   out.append(": ");
   out.append(value);
   out.append("\r\n");
-}
-
-std::string_view trim_ows(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 }  // namespace
@@ -123,7 +88,17 @@ Status validate_request(const RequestSpec& spec) {
   return ok_status();
 }
 
-std::string render_request(const RequestSpec& spec) {
+namespace {
+
+// RFC 9110 §8.6: a user agent should send Content-Length when the method gives content a meaning.
+bool method_has_content(std::string_view method) {
+  return method == "POST" || method == "PUT" || method == "PATCH";
+}
+
+// Calls fn(name, value) for every header field of the rendered request, in order (the rules are
+// render_request's), so that the HTTP/1 bytes and the HTTP/2 view cannot disagree.
+template <typename Fn>
+void for_each_field(const RequestSpec& spec, Fn&& fn) {
   struct Default {
     std::string_view name;
     std::string_view value;
@@ -133,62 +108,95 @@ std::string render_request(const RequestSpec& spec) {
       {"User-Agent", "hail/" HAIL_VERSION_STRING},
       {"Accept", "*/*"},
   }};
+  std::vector<bool> emitted(spec.headers.size(), false);
+  for (const Default& d : defaults) {
+    bool overridden = false;
+    for (size_t i = 0; i < spec.headers.size(); ++i) {
+      if (iequals(spec.headers[i].first, d.name)) {
+        fn(spec.headers[i].first, spec.headers[i].second);
+        emitted[i] = true;
+        overridden = true;
+      }
+    }
+    if (!overridden) fn(d.name, d.value);
+  }
+  for (size_t i = 0; i < spec.headers.size(); ++i) {
+    if (!emitted[i]) fn(spec.headers[i].first, spec.headers[i].second);
+  }
+  if ((!spec.body.empty() || method_has_content(spec.method)) &&
+      !user_has(spec, "Content-Length") && !user_has(spec, "Transfer-Encoding")) {
+    fn("Content-Length", std::to_string(spec.body.size()));
+  }
+  if (!user_has(spec, "Connection")) {
+    if (spec.http_minor == 1 && !spec.keep_alive) fn("Connection", "close");
+    if (spec.http_minor == 0 && spec.keep_alive) fn("Connection", "keep-alive");
+  }
+}
 
+// RFC 9113 §8.2.2: fields that only mean something on an HTTP/1 connection.
+bool connection_specific(std::string_view name, std::string_view value) {
+  if (iequals(name, "te")) return !iequals(value, "trailers");
+  return iequals(name, "connection") || iequals(name, "keep-alive") ||
+         iequals(name, "proxy-connection") || iequals(name, "transfer-encoding") ||
+         iequals(name, "upgrade");
+}
+
+}  // namespace
+
+std::string render_request(const RequestSpec& spec) {
   std::string out;
   out.reserve(128 + spec.path.size() + spec.body.size());
   out.append(spec.method);
   out.push_back(' ');
   out.append(spec.path);
   out.append(spec.http_minor == 0 ? " HTTP/1.0\r\n" : " HTTP/1.1\r\n");
-
-  std::vector<bool> emitted(spec.headers.size(), false);
-  for (const Default& d : defaults) {
-    bool overridden = false;
-    for (size_t i = 0; i < spec.headers.size(); ++i) {
-      if (iequals(spec.headers[i].first, d.name)) {
-        append_field(out, spec.headers[i].first, spec.headers[i].second);
-        emitted[i] = true;
-        overridden = true;
-      }
-    }
-    if (!overridden) append_field(out, d.name, d.value);
-  }
-  for (size_t i = 0; i < spec.headers.size(); ++i) {
-    if (!emitted[i]) append_field(out, spec.headers[i].first, spec.headers[i].second);
-  }
-
-  const bool method_has_content =
-      spec.method == "POST" || spec.method == "PUT" || spec.method == "PATCH";
-  if ((!spec.body.empty() || method_has_content) && !user_has(spec, "Content-Length") &&
-      !user_has(spec, "Transfer-Encoding")) {
-    append_field(out, "Content-Length", std::to_string(spec.body.size()));
-  }
-  if (!user_has(spec, "Connection")) {
-    if (spec.http_minor == 1 && !spec.keep_alive) append_field(out, "Connection", "close");
-    if (spec.http_minor == 0 && spec.keep_alive) append_field(out, "Connection", "keep-alive");
-  }
+  for_each_field(
+      spec, [&](std::string_view name, std::string_view value) { append_field(out, name, value); });
   out.append("\r\n");
   out.append(spec.body);
   return out;
 }
 
-namespace {
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
+H2FieldsBuilder::H2FieldsBuilder(RequestTemplate* t) : t_(t) {
+  t_->authority.clear();
 }
 
-// RFC 9113 §8.2.2: fields that only mean something on an HTTP/1 connection.
-bool connection_specific(std::string_view name, std::string_view value) {
-  if (iequals(name, "te")) return !iequals(trim_ows(value), "trailers");
-  return iequals(name, "connection") || iequals(name, "keep-alive") ||
-         iequals(name, "proxy-connection") || iequals(name, "transfer-encoding") ||
-         iequals(name, "upgrade");
+void H2FieldsBuilder::push(std::string_view name, std::string_view value) {
+  if (count_ == t_->h2_fields.size()) t_->h2_fields.emplace_back();
+  auto& [n, v] = t_->h2_fields[count_++];
+  n.assign(name);
+  for (char& c : n) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  v.assign(value);
 }
-}  // namespace
+
+void H2FieldsBuilder::add(std::string_view name, std::string_view value) {
+  value = trim_ows(value);
+  if (iequals(name, "host")) {
+    t_->authority.assign(value);  // -H "Host: x" names the authority, as it does in HTTP/1
+    return;
+  }
+  if (connection_specific(name, value)) return;
+  content_length_ = content_length_ || iequals(name, "content-length");
+  push(name, value);
+}
+
+void H2FieldsBuilder::finish() {
+  if ((!t_->body.empty() || method_has_content(t_->method)) && !content_length_) {
+    // Up to 20 digits: no allocation, unlike std::to_string.
+    char digits[24];
+    char* end = digits + sizeof digits;
+    char* p = end;
+    size_t n = t_->body.size();
+    do {
+      *--p = static_cast<char>('0' + n % 10);
+      n /= 10;
+    } while (n != 0);
+    push("content-length", std::string_view(p, static_cast<size_t>(end - p)));
+  }
+  t_->h2_fields.resize(count_);
+}
 
 RequestTemplate make_request_template(const RequestSpec& spec, std::string_view scheme,
                                       bool http09) {
@@ -197,30 +205,58 @@ RequestTemplate make_request_template(const RequestSpec& spec, std::string_view 
   t.http1 = http09 ? "GET " + spec.path + "\r\n" : render_request(spec);
   t.method = spec.method;
   t.scheme = std::string(scheme);
-  t.authority = spec.authority;
   t.path = spec.path;
   t.body = spec.body;
   t.head = spec.method == "HEAD";
-  bool user_agent = false;
-  bool accept = false;
-  for (const auto& [name, value] : spec.headers) {
-    if (iequals(name, "host")) {
-      t.authority = value;  // -H "Host: x" names the authority, as it does in HTTP/1
+  H2FieldsBuilder h2(&t);
+  for_each_field(spec, [&](std::string_view name, std::string_view value) { h2.add(name, value); });
+  h2.finish();
+  t.close_after = request_asks_to_close(t.http1);
+  return t;
+}
+
+bool request_asks_to_close(std::string_view http1) {
+  // Lines end in LF, with or without CR; empty lines before the request line are skipped.
+  size_t pos = 0;
+  std::string_view request_line;
+  for (;;) {
+    const size_t eol = http1.find('\n', pos);
+    if (eol == std::string_view::npos) return false;
+    std::string_view line = http1.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) {
+      request_line = line;
+      break;
+    }
+  }
+  const bool http10 =
+      request_line.size() >= 8 && request_line.substr(request_line.size() - 8) == "HTTP/1.0";
+  bool close = false;
+  bool keep_alive = false;
+  for (;;) {
+    const size_t eol = http1.find('\n', pos);
+    if (eol == std::string_view::npos) break;
+    std::string_view line = http1.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) break;  // the empty line ends the head
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos || !(iequals(line.substr(0, colon), "connection") ||
+                                             iequals(line.substr(0, colon), "proxy-connection"))) {
       continue;
     }
-    if (connection_specific(name, value)) continue;
-    user_agent = user_agent || iequals(name, "user-agent");
-    accept = accept || iequals(name, "accept");
-    t.h2_fields.emplace_back(lower(name), value);
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty()) {
+      const size_t comma = value.find(',');
+      const std::string_view token = trim_ows(value.substr(0, comma));
+      if (iequals(token, "close")) close = true;
+      if (iequals(token, "keep-alive")) keep_alive = true;
+      if (comma == std::string_view::npos) break;
+      value.remove_prefix(comma + 1);
+    }
   }
-  if (!user_agent) t.h2_fields.emplace_back("user-agent", "hail/" HAIL_VERSION_STRING);
-  if (!accept) t.h2_fields.emplace_back("accept", "*/*");
-  const bool method_has_content =
-      spec.method == "POST" || spec.method == "PUT" || spec.method == "PATCH";
-  if ((!spec.body.empty() || method_has_content) && !user_has(spec, "Content-Length")) {
-    t.h2_fields.emplace_back("content-length", std::to_string(spec.body.size()));
-  }
-  return t;
+  return close || (http10 && !keep_alive);
 }
 
 }  // namespace hail

@@ -3,6 +3,7 @@
 // Pure functions on plain values: any thread.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,11 +47,43 @@ struct RequestTemplate {
   std::vector<std::pair<std::string, std::string>> h2_fields;
   std::string body;
   bool head = false;  // a HEAD request: no response body follows
+  // request_asks_to_close(http1), decided when the template is built: templates may be built per
+  // request (scripts), and a session must not rescan the head for every request it sends.
+  bool close_after = false;
 };
 
 // The template of `spec` for a URL with this scheme. http09: the HTTP/0.9 form (GET only).
+// h2_fields follow the fields of the rendered request, in its order (defaults included).
 RequestTemplate make_request_template(const RequestSpec& spec, std::string_view scheme,
                                       bool http09 = false);
+
+// Does this HTTP/1.x request (head and body, as sent) ask the server to close the connection after
+// its response? A "close" token in a Connection (or Proxy-Connection) field, or an HTTP/1.0
+// request line without a "keep-alive" token (RFC 9112 §9.3). Empty lines before the request line
+// are skipped and lines may end in a bare LF, as parse_raw_requests accepts them.
+bool request_asks_to_close(std::string_view http1);
+
+// The HTTP/2 view of a request, built from its HTTP/1 header fields in order; shared by
+// make_request_template and parse_raw_requests so that both views follow the same rules
+// (RFC 9113 §8.2.2 and §8.3.1): Host becomes the authority (the last one wins); Connection,
+// Keep-Alive, Proxy-Connection, Transfer-Encoding and Upgrade are dropped, TE unless "trailers";
+// names are lower-cased, values trimmed of SP/HTAB. Reuses the strings already in t->h2_fields.
+class H2FieldsBuilder {
+ public:
+  // Starts over: t->authority is cleared and t->h2_fields is refilled from the start.
+  explicit H2FieldsBuilder(RequestTemplate* t);
+  void add(std::string_view name, std::string_view value);
+  // After the last field: adds content-length (t->body's size) when the request has content (a
+  // body, or the method is POST, PUT or PATCH) and no field gave it, then trims h2_fields.
+  void finish();
+
+ private:
+  void push(std::string_view name, std::string_view value);  // lower-cases the name
+
+  RequestTemplate* t_;
+  size_t count_ = 0;
+  bool content_length_ = false;
+};
 
 // "Name: value" from -H. The name must be a non-empty token (RFC 9110 §5.1) directly followed by
 // the colon; whitespace around the value is dropped; control characters other than HTAB (CR and LF

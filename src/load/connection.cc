@@ -35,10 +35,12 @@ void Connection::init(Worker* worker, uint32_t index) {
   index_ = index;
   timer_.fn = &Connection::on_timer;
   timer_.ctx = this;
-  transport_ = worker->new_transport();
+  transport_ = worker->new_transport(index);
   const WorkerConfig& c = worker->config();
   const uint32_t depth = std::max({c.pipeline, c.h2.max_streams, 1u});
   h1_.configure(c.pipeline, c.http09);
+  // Scripts' response(status, headers, body) needs the whole answer: no discarding in the kernel.
+  if (c.script != nullptr && c.script->wants_response()) h1_.set_capture(true);
   slots_.assign(depth, Slot{});
   free_slots_.clear();
   for (uint32_t i = depth; i > 0; --i) free_slots_.push_back(i - 1);
@@ -136,7 +138,10 @@ void Connection::on_handshake_done(uint64_t now_ns) {
   w.on_opened();
   opened_ = true;
   const bool h2 = w.use_h2(transport_->alpn());
-  if (h2 && !h2_) h2_ = w.new_h2_session();
+  if (h2 && !h2_) {
+    h2_ = w.new_h2_session();
+    if (w.script() != nullptr && w.script()->wants_response()) h2_->set_capture(true);
+  }
   session_ = h2 && h2_ ? h2_.get() : static_cast<ClientSession*>(&h1_);
   w.recorder().on_protocol(h2 && h2_, transport_->tls_version(), transport_->tls_cipher());
   session_->reset();
@@ -167,11 +172,23 @@ bool Connection::submit(uint64_t now_ns, uint64_t planned_ns) {
     return false;
   }
   const uint32_t slot = free_slots_.back();
+  Slot& s = slots_[slot];
+  uint16_t tag = RequestSource::kNoTag;
+  const RequestTemplate* request = w.source().next(index_, w.group_of(index_), s.own, &tag);
+  if (request == nullptr) {
+    // The script failed: the run stops (the acquired request was never attempted).
+    w.stop_for_script(w.source().error());
+    return false;
+  }
   free_slots_.pop_back();
-  slots_[slot] = Slot{now_ns, planned_ns, true, counted};
+  s.send_ns = now_ns;
+  s.planned_ns = planned_ns;
+  s.busy = true;
+  s.counted = counted;
+  s.tag = tag;
   ++in_flight_;
   thinking_ = false;
-  session_->submit(slot, w.request_template());
+  session_->submit(slot, *request);
   if (counted) w.recorder().on_attempt();
   // Lazy timeout: the timer is armed for the oldest request and re-armed when it fires early.
   if (!timer_.armed()) w.loop().arm(timer_, now_ns + w.config().timeout_ns);
@@ -272,7 +289,7 @@ void Connection::on_readable(uint32_t events) {
         return;
       }
       if (!session_->reusable() && in_flight_ == 0) {
-        reconnect_after(w.config().think_ns);
+        reconnect_after(w.think_ns_next());
         return;
       }
       // A short plain-socket read means drained; TLS returns one record per read, so it reads
@@ -287,7 +304,7 @@ void Connection::on_readable(uint32_t events) {
       // Requests still in flight fail (a keep-alive connection the server closed just as a request
       // went out reads "closed before response"); an idle connection closed is not an error.
       if (in_flight_ > 0) fail_all(session_->error(), session_->error_reason());
-      reconnect_after(reopen_delay_ns(session_->reusable() ? 0 : w.config().think_ns));
+      reconnect_after(reopen_delay_ns(session_->reusable() ? 0 : w.think_ns_next()));
       return;
     }
     // ECONNRESET and friends: the connection is gone.
@@ -304,7 +321,7 @@ void Connection::after_responses(uint64_t now_ns) {
   Worker& w = *worker_;
   if (state_ != State::kOpen || thinking_) return;
   if (!session_->reusable()) {
-    if (in_flight_ == 0) reconnect_after(w.config().think_ns);
+    if (in_flight_ == 0) reconnect_after(w.think_ns_next());
     return;
   }
   if (w.rate_mode()) {
@@ -316,12 +333,16 @@ void Connection::after_responses(uint64_t now_ns) {
     return;
   }
   if (session_->capacity() == 0) return;
-  if (w.config().think_ns != 0) {
-    if (in_flight_ == 0) {
+  if (in_flight_ == 0) {
+    const uint64_t think_ns = w.think_ns_next();
+    if (w.finished()) return;
+    if (think_ns != 0) {
       thinking_ = true;
-      w.loop().arm(timer_, now_ns + w.config().think_ns);
+      w.loop().arm(timer_, now_ns + think_ns);
+      return;
     }
-    return;
+  } else if (w.config().think_ns != 0 || (w.script() != nullptr && w.script()->has_delay())) {
+    return;  // the pause comes once the last request in flight is answered
   }
   if (!send_deferred_) {
     send_deferred_ = true;
@@ -346,7 +367,7 @@ void Connection::on_first_byte(uint32_t slot) {
 
 void Connection::on_response_complete(uint32_t slot, int status, uint32_t interim) {
   Worker& w = *worker_;
-  const Slot s = slots_[slot];
+  const Slot& s = slots_[slot];
   const uint64_t now_ns = w.loop().now_ns();
   if (s.counted) {
     Recorder& rec = w.recorder();
@@ -357,23 +378,48 @@ void Connection::on_response_complete(uint32_t slot, int status, uint32_t interi
     }
     for (uint32_t i = 0; i < interim; ++i) rec.on_interim();
   }
-  w.window_complete(s.counted, status, now_ns - (w.rate_mode() ? s.planned_ns : s.send_ns));
+  const uint64_t latency_ns = now_ns - (w.rate_mode() ? s.planned_ns : s.send_ns);
+  w.window_complete(s.counted, status, latency_ns);
+  if (s.counted && s.tag != RequestSource::kNoTag) w.tags().on_complete(s.tag, status, latency_ns);
   answered_ = true;
   backoff_ms_ = 0;
   finish_slot(slot);
   w.on_outcome(s.counted);
+  if (stop_after_response_) {
+    stop_after_response_ = false;
+    w.stop_for_script(script_stop_);
+  }
 }
 
 void Connection::on_request_failed(uint32_t slot, ErrorClass error, const char* reason) {
   Worker& w = *worker_;
-  const Slot s = slots_[slot];
+  const Slot& s = slots_[slot];
   if (s.counted) {
     w.recorder().on_error(error);
     if (reason != nullptr && *reason != '\0') w.recorder().on_error_reason(error, reason);
+    if (s.tag != RequestSource::kNoTag) w.tags().on_error(s.tag, error);
   }
   w.window_error(s.counted, error);
   finish_slot(slot);
   w.on_outcome(s.counted);
+}
+
+void Connection::on_response_captured(
+    uint32_t /*slot*/, int status, const std::vector<std::pair<std::string, std::string>>& headers,
+    std::string_view body) {
+  Worker& w = *worker_;
+  ThreadScript* script = w.script();
+  if (script == nullptr || w.finished()) return;
+  // wrk calls response() for every response, warm-up included; the views live during the call.
+  header_views_.clear();
+  for (const auto& [name, value] : headers) header_views_.push_back({name, value});
+  // The response itself is counted right after this call: the run stops only then.
+  if (Status st = script->response(status, header_views_.data(), header_views_.size(), body); !st) {
+    script_stop_ = st.error().message;
+    stop_after_response_ = true;
+  } else if (script->stop_requested()) {
+    stop_after_response_ = true;
+  }
 }
 
 void Connection::finish_slot(uint32_t slot) {

@@ -10,8 +10,10 @@
 
 #include "http/client_session.h"
 #include "http/http1_client_session.h"
+#include "http/request.h"
 #include "net/event_loop.h"
 #include "net/transport.h"
+#include "script/script.h"
 #include "stats/error_class.h"
 
 namespace hail {
@@ -56,7 +58,10 @@ class Connection final : public IoHandler, private SessionListener {
     uint64_t send_ns = 0;
     uint64_t planned_ns = 0;  // rate mode: when the plan wanted it sent (== send_ns otherwise)
     bool busy = false;
-    bool counted = false;  // sent in the measured phase
+    bool counted = false;   // sent in the measured phase
+    uint16_t tag = 0xFFFF;  // RequestSource::kNoTag: not counted per tag
+    // A script's request, parsed for this slot (kept until the outcome; capacity reused).
+    RequestTemplate own;
   };
 
   void connect_now();
@@ -91,6 +96,9 @@ class Connection final : public IoHandler, private SessionListener {
   void on_first_byte(uint32_t slot) override;
   void on_response_complete(uint32_t slot, int status, uint32_t interim) override;
   void on_request_failed(uint32_t slot, ErrorClass error, const char* reason) override;
+  void on_response_captured(uint32_t slot, int status,
+                            const std::vector<std::pair<std::string, std::string>>& headers,
+                            std::string_view body) override;
 
   Worker* worker_ = nullptr;
   uint32_t index_ = 0;
@@ -112,6 +120,9 @@ class Connection final : public IoHandler, private SessionListener {
   std::unique_ptr<ClientSession> h2_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
+  std::vector<ScriptResponseHeader> header_views_;  // scripts' response(): capacity reused
+  bool stop_after_response_ = false;                // response() failed or called wrk.thread:stop()
+  std::string script_stop_;                         // the error ("" for a stop)
 };
 
 }  // namespace hail

@@ -10,6 +10,7 @@
 #include "http/request.h"
 #include "load/schedule.h"
 #include "load/stage_spec.h"
+#include "load/url_mix.h"
 #include "net/tls.h"
 
 namespace hail {
@@ -57,6 +58,18 @@ struct RunOptions {
   // https:// URLs. sni, alpn and verify_host are filled in by the runner from the URL and
   // `protocol` unless set (sni by --sni).
   TlsClientConfig tls;
+
+  // --urls: requests chosen among these lines by weight (empty: the URL's one request). Lines
+  // for several hosts split the connections between the hosts by weight.
+  std::vector<MixLine> mix;
+  MixOrder mix_order = MixOrder::kRandom;
+  // -s: a wrk-compatible Lua script; script_args are the words after "--" (init(args) sees the
+  // URL as args[0], as in wrk).
+  std::string script_path;
+  std::vector<std::string> script_args;
+  // Requests rendered the way wrk renders them (wrk.format: Host and -H fields only) even without
+  // a script: `hail wrk` sends wrk's bytes.
+  bool wrk_requests = false;
 };
 
 }  // namespace hail

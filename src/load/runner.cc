@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "load/script_run.h"
+#include "load/targets.h"
 #include "load/worker.h"
 #include "net/address.h"
 
@@ -33,33 +35,6 @@ std::string format_share(double share) {
   return std::to_string(static_cast<int>(share * 100.0 + 0.5)) + "%";
 }
 }  // namespace
-
-// When a name resolves to several addresses (localhost: ::1 and 127.0.0.1), load goes to one of
-// them, the first that accepts a connection (as wrk and curl do): spreading connections over all of
-// them would turn a server listening on one family into a stream of connect errors. A single
-// address is used as it is, without an extra probing connection, so that server-side connection
-// counts stay exact.
-std::vector<SocketAddress> pick_address(const std::vector<SocketAddress>& addresses,
-                                        uint64_t timeout_ns) {
-  if (addresses.size() <= 1) return addresses;
-  for (const SocketAddress& a : addresses) {
-    int fd = socket(a.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) continue;
-    bool ok = connect(fd, reinterpret_cast<const sockaddr*>(&a.storage), a.len) == 0;
-    if (!ok && errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      int wait_ms = static_cast<int>(std::min<uint64_t>(timeout_ns / kNsPerMs, 10'000));
-      if (poll(&p, 1, wait_ms) == 1) {
-        int err = 0;
-        socklen_t len = sizeof err;
-        ok = getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
-      }
-    }
-    close(fd);
-    if (ok) return {a};
-  }
-  return {addresses.front()};  // none answers: the run counts the connect errors
-}
 
 uint32_t effective_threads(uint32_t requested, uint32_t connections) {
   uint32_t threads = requested;
@@ -168,43 +143,6 @@ void fill_windows(const RunOptions& options, const std::vector<std::unique_ptr<W
 }  // namespace
 
 namespace {
-// Where connections go: a Unix socket, the --connect-to address, or the URL's host.
-Result<std::vector<SocketAddress>> target_addresses(const RunOptions& options) {
-  if (!options.unix_socket.empty()) {
-    auto a = unix_address(options.unix_socket);
-    if (!a) return a.error();
-    return std::vector<SocketAddress>{a.value()};
-  }
-  if (!options.connect_host.empty()) return resolve(options.connect_host, options.connect_port);
-  return resolve(options.url.host, options.url.port);
-}
-
-// The TLS settings of an https:// run: SNI from the URL's host (never for an IP literal, RFC 6066
-// §3), ALPN from the protocol choice, the certificate checked against the URL's host.
-std::shared_ptr<const TlsClientConfig> tls_config(const RunOptions& options) {
-  if (options.url.scheme != "https") return nullptr;
-  auto tls = std::make_shared<TlsClientConfig>(options.tls);
-  const bool ip_literal = options.url.host_is_ipv6 || is_ipv4_literal(options.url.host);
-  if (tls->sni.empty() && !ip_literal) tls->sni = options.url.host;
-  if (tls->alpn.empty()) {
-    switch (options.protocol) {
-      case HttpProtocol::kAuto:
-        tls->alpn = {"h2", "http/1.1"};
-        break;
-      case HttpProtocol::kHttp1:
-        tls->alpn = {"http/1.1"};
-        break;
-      case HttpProtocol::kHttp2:
-        tls->alpn = {"h2"};
-        break;
-    }
-  }
-  if (tls->verify_host.empty()) tls->verify_host = tls->sni.empty() ? options.url.host : tls->sni;
-  return tls;
-}
-}  // namespace
-
-namespace {
 // What the connections spoke: HTTP/2 when every connection negotiated it, both when ALPN gave
 // some HTTP/2 and some HTTP/1.1.
 std::string protocol_name(const RunOptions& options, const Counters& c) {
@@ -216,9 +154,52 @@ std::string protocol_name(const RunOptions& options, const Counters& c) {
 }
 }  // namespace
 
-Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
-  auto addresses = target_addresses(options);
-  if (!addresses) return addresses.error();
+namespace {
+// What worker i sends: a --urls mix, a script's requests, or the one request.
+void assign_requests(const RunOptions& options, const TargetPlan& plan, ScriptRun* script,
+                     uint32_t i, WorkerConfig& cfg) {
+  if (!options.mix.empty()) {
+    cfg.keep_tags = true;
+    cfg.tag_names = plan.labels;
+    cfg.source = std::make_unique<RequestSource>(plan.templates, options.mix, plan.group_lines,
+                                                 options.mix_order, options.seed + 7919 * i);
+    return;
+  }
+  if (script == nullptr) {
+    cfg.request = plan.templates.front();  // each worker its own copy: no cache line shared
+    return;
+  }
+  cfg.script = script->thread(i);
+  cfg.keep_tags = true;
+  if (std::optional<SocketAddress> a = script->address(i)) cfg.groups.front().addresses = {*a};
+  // Scripts' requests are pipelined when one request() returns several (wrk's pipelining).
+  cfg.pipeline = std::max(cfg.pipeline, script->pipeline());
+  if (!script->is_static()) {
+    cfg.source = std::make_unique<RequestSource>(cfg.script, options.url.scheme,
+                                                 std::max(cfg.connections, cfg.max_connections));
+    return;
+  }
+  const std::vector<RequestTemplate>& requests = script->static_requests(i);
+  const std::string& tag = script->static_tag(i);
+  if (!tag.empty()) cfg.tag_names = {tag};
+  const uint16_t tag_index = tag.empty() ? RequestSource::kNoTag : 0;
+  if (requests.size() == 1) {
+    cfg.source = std::make_unique<RequestSource>(requests.front(), tag_index);
+    return;
+  }
+  // A static request of several concatenated requests: sent in turn, as wrk pipelines them.
+  std::vector<MixLine> lines(requests.size());
+  std::vector<uint32_t> all;
+  for (uint32_t k = 0; k < requests.size(); ++k) all.push_back(k);
+  cfg.source = std::make_unique<RequestSource>(
+      requests, lines, std::vector<std::vector<uint32_t>>{all}, MixOrder::kRoundRobin, 0);
+}
+}  // namespace
+
+Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
+                           std::unique_ptr<ScriptRun>* script_out) {
+  auto plan = plan_targets(options);
+  if (!plan) return plan.error();
 
   const bool rate_mode = options.rate_per_s > 0;
   const bool staged = !options.stages.empty();
@@ -226,14 +207,21 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   // Closed loop with stages: the curve's peak is the connection capacity; -c is not used.
   const uint32_t connections =
       staged && !rate_mode ? max_curve_connections(options) : options.connections;
-  const std::vector<SocketAddress> target = pick_address(addresses.value(), options.timeout_ns);
   const uint32_t threads = effective_threads(options.threads, std::max(1u, connections));
   const uint32_t max_open =
       rate_mode ? std::max(options.max_connections, connections) : connections;
   if (Status s = ensure_fd_limit(max_open + kFdSlack + 2ull * threads); !s) return s.error();
-  const RequestTemplate request =
-      make_request_template(options.request, options.url.scheme, options.http09);
-  const std::shared_ptr<const TlsClientConfig> tls = tls_config(options);
+  if (plan->groups.size() > connections) {
+    return make_error("the --urls file names " + std::to_string(plan->groups.size()) +
+                      " hosts: give at least as many connections (-c " +
+                      std::to_string(connections) + ")");
+  }
+  std::unique_ptr<ScriptRun> script;
+  if (!options.script_path.empty() || options.wrk_requests) {
+    auto prepared = ScriptRun::prepare(options, plan->groups.front().addresses, threads);
+    if (!prepared) return prepared.error();
+    script = std::move(prepared.value());
+  }
 
   const uint64_t start_ns = mono_now_ns();
   const uint64_t start_unix_ns = unix_now_ns();
@@ -249,20 +237,23 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
                                  StageCurve(options.stages, initial).total_duration_ns());
   }
 
+  // Worker w's connection j is the run's connection j * threads + w.
+  const uint32_t per_worker = (max_open + threads - 1) / threads;
+  const std::vector<std::vector<uint16_t>> groups_of =
+      connection_groups(plan->groups, connections, threads, per_worker);
   std::vector<std::unique_ptr<Worker>> workers;
   for (uint32_t i = 0; i < threads; ++i) {
     WorkerConfig cfg;
     cfg.index = i;
     // Connections and the -n budget are spread evenly; the first workers take the remainders.
     cfg.connections = connections / threads + (i < connections % threads ? 1 : 0);
-    cfg.addresses = target;
-    cfg.request = request;  // each worker its own copy: no cache line shared between threads
+    cfg.groups = plan->groups;
+    if (plan->groups.size() > 1) cfg.connection_groups = groups_of[i];
     cfg.protocol = options.protocol;
     cfg.pipeline = options.pipeline;
     cfg.http09 = options.http09;
     cfg.h2.max_streams = options.streams;
     cfg.h2.window_bits = options.window_bits;
-    cfg.tls = tls;
     cfg.keep_alive = options.request.keep_alive;
     cfg.timeout_ns = options.timeout_ns;
     cfg.budget_mode = options.requests > 0;
@@ -284,6 +275,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
     cfg.start_ns = start_ns;
     cfg.measure_start_ns = measure_start_ns;
     cfg.end_ns = end_ns;
+    assign_requests(options, plan.value(), script.get(), i, cfg);
     auto worker = std::make_unique<Worker>(std::move(cfg));
     if (Status s = worker->init(); !s) return s.error();
     workers.push_back(std::move(worker));
@@ -294,6 +286,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   for (auto& w : workers) pool.emplace_back([wp = w.get()] { wp->run(); });
 
   bool interrupted = false;
+  bool script_failed = false;
   for (;;) {
     bool all_done = true;
     RunProgress p;
@@ -309,6 +302,13 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
     if (!interrupted && tick && tick(p)) {
       interrupted = true;
       for (auto& w : workers) w->stop();
+    }
+    // A script error in one thread ends the whole run (wrk.thread:stop() ends only its thread).
+    if (!script_failed) {
+      for (auto& w : workers) script_failed = script_failed || w->progress().script_failed.load();
+      if (script_failed) {
+        for (auto& w : workers) w->stop();
+      }
     }
     std::this_thread::sleep_for(std::chrono::nanoseconds(kTickNs));
   }
@@ -327,7 +327,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   result.timeout_ns = options.timeout_ns;
   result.interrupted = interrupted;
   result.start_unix_ns = start_unix_ns;
-  result.pipeline = options.pipeline;
+  result.pipeline = script ? std::max(options.pipeline, script->pipeline()) : options.pipeline;
   result.streams = options.streams;
   result.rate_target_per_s = options.rate_per_s;
   if (rate_mode && staged) {
@@ -341,6 +341,9 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
   bool all_gave_up = true;
   for (auto& w : workers) {
     result.add(w->recorder());
+    result.add_tags(w->tags());
+    result.rate_samples.merge(w->rate_samples());
+    if (result.script_error.empty()) result.script_error = w->script_error();
     last_end_ns = std::max(last_end_ns, w->end_ns());
     result.max_worker_cpu_utilization =
         std::max(result.max_worker_cpu_utilization, w->cpu_utilization());
@@ -375,6 +378,15 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick) {
         (hail_busy ? "hail's worker threads were the limit (add -t threads or cores)"
                    : "the server, or too few connections (--max-connections), was the limit"));
   }
+  if (script && rate_mode && script->thread(0)->has_delay()) {
+    result.notes.push_back(
+        "the script's delay() was ignored: in rate mode (-R) the plan sets when "
+        "requests go out");
+  }
+  if (!result.script_error.empty()) {
+    result.notes.push_back("a script error stopped the run: " + result.script_error);
+  }
+  if (script_out != nullptr) *script_out = std::move(script);
   if (threads > std::thread::hardware_concurrency()) {
     result.notes.push_back("more worker threads (" + std::to_string(threads) +
                            ") than CPU cores (" +

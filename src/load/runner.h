@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/result.h"
 #include "load/run_options.h"
+#include "load/targets.h"
 #include "net/address.h"
 #include "stats/run_result.h"
 
@@ -25,17 +27,17 @@ struct RunProgress {
 // early (the front-end's way to pass SIGINT/SIGTERM on). The result is then marked interrupted.
 using TickFn = std::function<bool(const RunProgress&)>;
 
-// Errors are environmental (unresolvable host, resource limits): exit status 1 in the front-ends.
-Result<RunResult> run_load(const RunOptions& options, const TickFn& tick);
+class ScriptRun;
+
+// Errors are environmental (unresolvable host, resource limits) or the script's (it does not load,
+// or a hook failed before the run): exit status 1 in the front-ends. With a script, *script_out
+// receives its states so that the front-end can call done() after printing its report.
+Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
+                           std::unique_ptr<ScriptRun>* script_out = nullptr);
 
 // Raises RLIMIT_NOFILE toward the hard limit so that `needed` descriptors fit; an error says which
 // limit is too low and how to raise it.
 Status ensure_fd_limit(uint64_t needed);
-
-// Of several resolved addresses, the first that accepts a connection (probed, blocking up to
-// timeout_ns each), or the first when none does; a single address is returned unprobed.
-std::vector<SocketAddress> pick_address(const std::vector<SocketAddress>& addresses,
-                                        uint64_t timeout_ns);
 
 // Threads actually used for a run: -t, or one per core, never more than connections.
 uint32_t effective_threads(uint32_t requested, uint32_t connections);

@@ -13,6 +13,8 @@ namespace hail {
 namespace {
 constexpr uint64_t kProgressIntervalNs = 250 * kNsPerMs;
 constexpr uint64_t kMinWakeGapNs = 50 * kNsPerUs;
+// wrk samples each thread's request rate every 100 ms (its RECORD_INTERVAL_MS).
+constexpr uint64_t kRateSampleNs = 100 * kNsPerMs;
 
 uint64_t thread_cpu_ns() {
   timespec ts;
@@ -25,6 +27,14 @@ Worker::Worker(WorkerConfig config)
     : config_(std::move(config)),
       connections_(std::max(config_.connections, config_.max_connections)),
       read_buffer_(new char[kReadBufferBytes]) {
+  group_of_ = config_.connection_groups;
+  group_of_.resize(connections_.size(), 0);
+  source_ =
+      config_.source ? std::move(config_.source) : std::make_unique<RequestSource>(config_.request);
+  for (const std::string& name : config_.tag_names) tags_.intern(name);
+  if (config_.keep_tags) source_->set_tag_table(&tags_);
+  rate_sample_timer_.fn = &Worker::on_rate_sample_timer;
+  rate_sample_timer_.ctx = this;
   budget_mode_ = config_.budget_mode;
   budget_left_ = config_.requests;
   end_timer_.fn = &Worker::on_end_timer;
@@ -67,6 +77,7 @@ Worker::~Worker() {
     loop_->cancel(target_timer_);
     loop_->cancel(interval_timer_);
     loop_->cancel(step_timer_);
+    loop_->cancel(rate_sample_timer_);
   }
 }
 
@@ -74,11 +85,13 @@ Status Worker::init() {
   auto loop = EventLoop::create();
   if (!loop) return loop.error();
   loop_.reset(loop.value());
-  if (config_.tls) {
+  for (const TargetGroup& g : config_.groups) {
+    tls_.emplace_back();
+    if (!g.tls) continue;
     // One context per worker thread: nothing of OpenSSL's is shared between workers.
-    auto tls = TlsClientContext::create(*config_.tls);
+    auto tls = TlsClientContext::create(*g.tls);
     if (!tls) return tls.error();
-    tls_ = std::move(tls.value());
+    tls_.back() = std::move(tls.value());
   }
   for (uint32_t i = 0; i < connections_.size(); ++i) connections_[i].init(this, i);
   deferred_sends_.reserve(config_.connections);
@@ -86,9 +99,10 @@ Status Worker::init() {
   return ok_status();
 }
 
-std::unique_ptr<Transport> Worker::new_transport() {
-  if (tls_) return tls_->new_transport();
-  return std::make_unique<TcpTransport>(config_.addresses.front().family() != AF_UNIX);
+std::unique_ptr<Transport> Worker::new_transport(uint32_t connection_index) {
+  const uint32_t g = group_of_[connection_index];
+  if (tls_[g]) return tls_[g]->new_transport();
+  return std::make_unique<TcpTransport>(config_.groups[g].addresses.front().family() != AF_UNIX);
 }
 
 std::unique_ptr<ClientSession> Worker::new_h2_session() {
@@ -96,7 +110,27 @@ std::unique_ptr<ClientSession> Worker::new_h2_session() {
 }
 
 const SocketAddress& Worker::address_for(uint32_t connection_index) const {
-  return config_.addresses[connection_index % config_.addresses.size()];
+  const std::vector<SocketAddress>& a = config_.groups[group_of_[connection_index]].addresses;
+  return a[connection_index % a.size()];
+}
+
+void Worker::stop_for_script(const std::string& error) {
+  if (script_error_.empty()) script_error_ = error;
+  if (!error.empty()) progress_.script_failed.store(true, std::memory_order_relaxed);
+  finish(loop_->now_ns());
+}
+
+uint64_t Worker::think_ns_next() {
+  ThreadScript* script = config_.script;
+  if (script == nullptr || !script->has_delay() || rate_mode()) return config_.think_ns;
+  auto ms = script->delay_ms();
+  if (!ms) {
+    stop_for_script(ms.error().message);
+    return 0;
+  }
+  // wrk takes delay()'s milliseconds as a whole number; negative or NaN means none.
+  const double v = *ms;
+  return v > 0 && v < 3.6e6 ? static_cast<uint64_t>(v) * kNsPerMs : 0;
 }
 
 void Worker::run() {
@@ -136,6 +170,7 @@ void Worker::run() {
     connections_[i].start();
   }
   if (rate_mode() && !finished_) loop_->arm(schedule_timer_, schedule_->next_planned_ns());
+  loop_->arm(rate_sample_timer_, config_.measure_start_ns + kRateSampleNs);
   if (!finished_) loop_->run();
   uint64_t wall_ns = loop_->refresh_now_ns() - config_.start_ns;
   if (!finished_) finish(loop_->now_ns());
@@ -146,6 +181,7 @@ void Worker::run() {
   loop_->cancel(target_timer_);
   loop_->cancel(interval_timer_);
   loop_->cancel(step_timer_);
+  loop_->cancel(rate_sample_timer_);
   uint64_t cpu_ns = thread_cpu_ns() - cpu_start_ns;
   cpu_utilization_ = wall_ns ? static_cast<double>(cpu_ns) / static_cast<double>(wall_ns) : 0.0;
   publish_progress();
@@ -254,6 +290,27 @@ void Worker::on_step_timer(Timer* /*timer*/, void* ctx) {
   ++self->next_step_;
   if (self->next_step_ + 1 < steps.size())
     self->loop_->arm(self->step_timer_, steps[self->next_step_]);
+}
+
+void Worker::on_rate_sample_timer(Timer* timer, void* ctx) {
+  auto* self = static_cast<Worker*>(ctx);
+  if (self->finished_) return;
+  const uint64_t completed = self->recorder_.counters().completed;
+  // Completions per second over the 100 ms just ended (the first sample starts when measuring
+  // does). Like wrk, a window in which nothing completed is no sample (a stalled server shows in
+  // the latency, not as zeros that drag Req/Sec down); the next sample then covers the longer
+  // window.
+  const uint64_t now_ns = timer->deadline_ns;
+  if (completed > self->rate_sample_completed_) {
+    const uint64_t start_ns = self->rate_sample_start_ns_ != 0 ? self->rate_sample_start_ns_
+                                                               : self->config_.measure_start_ns;
+    const double seconds = static_cast<double>(now_ns - start_ns) / 1e9;
+    self->rate_samples_.record(static_cast<uint64_t>(
+        static_cast<double>(completed - self->rate_sample_completed_) / seconds));
+    self->rate_sample_completed_ = completed;
+    self->rate_sample_start_ns_ = now_ns;
+  }
+  self->loop_->arm(self->rate_sample_timer_, timer->deadline_ns + kRateSampleNs);
 }
 
 void Worker::publish_progress() {

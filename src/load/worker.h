@@ -13,6 +13,7 @@
 
 #include "http/h2_client_session.h"
 #include "http/request.h"
+#include "load/request_source.h"
 #include "load/run_options.h"
 #include "load/schedule.h"
 #include "load/stage_spec.h"
@@ -20,24 +21,41 @@
 #include "net/event_loop.h"
 #include "net/tls.h"
 #include "stats/recorder.h"
+#include "stats/tag_stats.h"
 #include "stats/time_series.h"
 
 namespace hail {
 
 class Connection;
 
+// Where a share of the connections goes: the URL's host, or one host of a --urls file.
+struct TargetGroup {
+  // The runner passes one address (pick_address); connections take several round-robin.
+  std::vector<SocketAddress> addresses;
+  std::shared_ptr<const TlsClientConfig> tls;  // null: cleartext
+  double weight = 1;                           // share of the connections
+};
+
 struct WorkerConfig {
   uint32_t index = 0;
   uint32_t connections = 1;
-  // The runner passes one address (pick_address); connections take several round-robin.
-  std::vector<SocketAddress> addresses;
-  RequestTemplate request;  // built once per run
-  bool keep_alive = true;   // false: one connection per request
+  std::vector<TargetGroup> groups;  // at least one
+  // The group of each of this worker's connections (connection_groups() in targets.h); empty:
+  // all in group 0.
+  std::vector<uint16_t> connection_groups;
+  RequestTemplate request;                // built once per run (used when `source` is null)
+  std::unique_ptr<RequestSource> source;  // --urls mixes, scripts' request()
+  // The wrk script's state of this thread (owned by the runner's ScriptRun; only this worker's
+  // thread touches it during the run). Null without -s.
+  ThreadScript* script = nullptr;
+  // Per-tag statistics: --urls lines (interned in line order) and hail.tag names.
+  bool keep_tags = false;
+  std::vector<std::string> tag_names;
+  bool keep_alive = true;  // false: one connection per request
   HttpProtocol protocol = HttpProtocol::kAuto;
   uint32_t pipeline = 1;  // HTTP/1.1 requests in flight per connection
   bool http09 = false;
-  H2Settings h2;                               // streams per connection, window size
-  std::shared_ptr<const TlsClientConfig> tls;  // null: cleartext
+  H2Settings h2;  // streams per connection, window size
   uint64_t timeout_ns = 0;
   bool budget_mode = false;       // -n: send exactly `requests`, then finish
   uint64_t requests = 0;          // this worker's share of -n (may be 0 when -n < -t)
@@ -68,6 +86,7 @@ struct WorkerProgress {
   std::atomic<uint64_t> completed{0};
   std::atomic<uint64_t> errors{0};
   std::atomic<bool> done{false};
+  std::atomic<bool> script_failed{false};  // a script hook failed: the runner stops every worker
 };
 
 class Worker {
@@ -87,6 +106,12 @@ class Worker {
   void stop();
 
   const Recorder& recorder() const { return recorder_; }
+  const TagTable& tags() const { return tags_; }
+  // Requests completed per second of each 100 ms of the measured phase (wrk's per-thread Req/Sec
+  // samples, for its Thread Stats table and scripts' done()).
+  const Histogram& rate_samples() const { return rate_samples_; }
+  // Why a script stopped the run ("" if it did not): a runtime error in request() or response().
+  const std::string& script_error() const { return script_error_; }
   const WorkerProgress& progress() const { return progress_; }
   uint64_t end_ns() const { return end_ns_; }
   double cpu_utilization() const { return cpu_utilization_; }
@@ -97,6 +122,15 @@ class Worker {
   Recorder& recorder() { return recorder_; }
   const WorkerConfig& config() const { return config_; }
   const SocketAddress& address_for(uint32_t connection_index) const;
+  uint32_t group_of(uint32_t connection_index) const { return group_of_[connection_index]; }
+  RequestSource& source() { return *source_; }
+  ThreadScript* script() { return config_.script; }
+  TagTable& tags() { return tags_; }
+  bool keep_tags() const { return config_.keep_tags; }
+  // A script hook failed or asked to stop (wrk.thread:stop()): the worker's load ends now.
+  void stop_for_script(const std::string& error);
+  // --think, or the script's delay() before the next request (0: none).
+  uint64_t think_ns_next();
   char* read_buffer() { return read_buffer_.get(); }
   bool finished() const { return finished_; }
   // Asks the plan for the next request. Returns false when no more may be sent; sets *counted when
@@ -108,8 +142,7 @@ class Worker {
   // closed (connections being opened will each take one of the requests left).
   bool wants_more() const { return !budget_mode_ || budget_left_ > connecting_; }
   bool rate_mode() const { return schedule_.has_value(); }
-  const RequestTemplate& request_template() const { return config_.request; }
-  std::unique_ptr<Transport> new_transport();
+  std::unique_ptr<Transport> new_transport(uint32_t connection_index);
   std::unique_ptr<ClientSession> new_h2_session();
   // HTTP/2 for a connection whose TLS handshake chose `alpn` (empty for cleartext)?
   bool use_h2(std::string_view alpn) const {
@@ -164,13 +197,22 @@ class Worker {
   static void on_target_timer(Timer* timer, void* ctx);
   static void on_interval_timer(Timer* timer, void* ctx);
   static void on_step_timer(Timer* timer, void* ctx);
+  static void on_rate_sample_timer(Timer* timer, void* ctx);
   uint32_t share_of(uint64_t total) const;
   void apply_target(uint32_t target);
   void roll_to_measured();
 
   WorkerConfig config_;
   std::unique_ptr<EventLoop> loop_;
-  std::unique_ptr<TlsClientContext> tls_;
+  std::vector<std::unique_ptr<TlsClientContext>> tls_;  // per target group (null: cleartext)
+  std::vector<uint16_t> group_of_;                      // per connection
+  std::unique_ptr<RequestSource> source_;
+  TagTable tags_;
+  std::string script_error_;
+  Histogram rate_samples_;
+  uint64_t rate_sample_completed_ = 0;  // completions at the last sample
+  uint64_t rate_sample_start_ns_ = 0;   // when the last sample was taken (0: measuring's start)
+  Timer rate_sample_timer_;
   std::vector<Connection> connections_;
   std::vector<Connection*> deferred_sends_;  // capacity reserved for every connection up front
   std::unique_ptr<char[]> read_buffer_;

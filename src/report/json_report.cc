@@ -71,6 +71,28 @@ void write_stages(JsonWriter& j, const RunResult& r) {
   j.end_array();
   j.end_object();
 }
+
+// "tags": one object per tag (--urls line, Lua hail.tag), in the order the run first used them.
+void write_tags(JsonWriter& j, const RunResult& r) {
+  j.begin_array("tags");
+  for (const TagResult& t : r.tags) {
+    j.begin_object();
+    j.value("name", t.name);
+    j.value("completed", t.completed);
+    j.value("requests_per_s", r.requests_per_s(t));
+    j.begin_object("errors");  // only the classes that happened: most tags have none
+    for (size_t c = 0; c < kErrorClassCount; ++c) {
+      if (t.errors[c] != 0) j.value(error_class_name(static_cast<ErrorClass>(c)), t.errors[c]);
+    }
+    j.end_object();
+    j.begin_object("status");
+    for (const auto& [code, count] : t.status_codes) j.value(std::to_string(code), count);
+    j.end_object();
+    write_distribution(j, "latency_us", t.latency);
+    j.end_object();
+  }
+  j.end_array();
+}
 }  // namespace
 
 std::string render_json_report(const RunResult& r) {
@@ -150,6 +172,7 @@ std::string render_json_report(const RunResult& r) {
   j.value("max_worker_cpu_utilization", r.max_worker_cpu_utilization);
   j.end_object();
   if (!r.steps.empty()) write_stages(j, r);
+  if (!r.tags.empty()) write_tags(j, r);
   j.begin_array("notes");
   for (const auto& note : r.notes) j.element(note);
   j.end_array();

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "core/units.h"
 #include "report/percentiles.h"
@@ -84,6 +85,63 @@ void step_table(std::string& out, const RunResult& r) {
   }
   out.push_back('\n');
 }
+
+// A tag's name in `width` columns. Scripts may tag with any bytes, so anything but printable ASCII
+// becomes '?' (the JSON report keeps the name exact). A long name loses its middle: the method in
+// front and the end of the path (where URLs differ, and a " (line N)" suffix) stay readable.
+std::string fit_label(std::string_view name, size_t width) {
+  std::string s;
+  s.reserve(name.size());
+  for (char c : name) s += (c >= 0x20 && c < 0x7f) ? c : '?';
+  if (s.size() <= width) return s;
+  const size_t head = (width - 3 + 1) / 2;
+  const size_t tail = width - 3 - head;
+  return s.substr(0, head) + "..." + s.substr(s.size() - tail);
+}
+
+// One row per tag (--urls line, Lua hail.tag). The statuses wrap under their column, so a row
+// stays within 80 columns however many codes a tag saw; the column starts at 67 so that a status
+// with an 8-digit count (the Count column's width) and its comma fit.
+void tag_table(std::string& out, const RunResult& r) {
+  constexpr size_t kLabelWidth = 20;
+  constexpr size_t kWidth = 80;
+  constexpr int kLabelColumns = static_cast<int>(kLabelWidth);
+  line(out, "  %-*s %8s %9s %8s %8s %6s %s", kLabelColumns, "Tag", "Count", "Req/s", "50%", "99%",
+       "Errors", "Status");
+  for (const TagResult& t : r.tags) {
+    const bool has_latency = t.latency.count() > 0;
+    char head[256];
+    std::snprintf(head, sizeof head, "  %-*s %8llu %9.2f %8s %8s %6llu ", kLabelColumns,
+                  fit_label(t.name, kLabelWidth).c_str(),
+                  static_cast<unsigned long long>(t.completed), r.requests_per_s(t),
+                  has_latency ? dur(t.latency.value_at_percentile(50)).c_str() : "-",
+                  has_latency ? dur(t.latency.value_at_percentile(99)).c_str() : "-",
+                  static_cast<unsigned long long>(t.error_total()));
+    std::string row = head;
+    const size_t status_column = row.size();
+    size_t line_start = 0;
+    bool first = true;
+    for (const auto& [code, count] : t.status_codes) {
+      const std::string item = std::to_string(code) + ":" + std::to_string(count);
+      if (!first) {
+        // Room for the item and a possible trailing comma, else continue under the column.
+        if (row.size() - line_start + 1 + item.size() + 1 > kWidth) {
+          row += ",\n";
+          line_start = row.size();
+          row.append(status_column, ' ');
+        } else {
+          row += ',';
+        }
+      }
+      row += item;
+      first = false;
+    }
+    if (first) row += '-';
+    out += row;
+    out.push_back('\n');
+  }
+  out.push_back('\n');
+}
 }  // namespace
 
 std::string render_text_report(const RunResult& r) {
@@ -138,6 +196,7 @@ std::string render_text_report(const RunResult& r) {
   if (!r.tls_version.empty()) distribution_rows(out, "TLS", r.tls_handshake);
   distribution_rows(out, "First byte", r.ttfb);
   out.push_back('\n');
+  if (!r.tags.empty()) tag_table(out, r);
 
   line(out, "  %llu requests in %s, %s read", static_cast<unsigned long long>(c.completed),
        dur(r.duration_ns).c_str(), format_bytes(static_cast<double>(c.bytes_read)).c_str());

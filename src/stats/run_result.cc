@@ -1,5 +1,6 @@
 #include "stats/run_result.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace hail {
@@ -56,6 +57,30 @@ void RunResult::add(const Recorder& recorder) {
     key.append(": ").append(r->reason == nullptr ? "other reasons" : r->reason);
     error_reasons[key] += r->count;
   }
+}
+
+void RunResult::add_tags(const TagTable& table) {
+  for (size_t id = 0; id < table.size(); ++id) {
+    const TagTable::Tag& tag = table.tag(static_cast<uint16_t>(id));
+    auto row = std::find_if(tags.begin(), tags.end(),
+                            [&](const TagResult& t) { return t.name == tag.name; });
+    if (row == tags.end()) {
+      tags.emplace_back();
+      row = tags.end() - 1;
+      row->name = tag.name;
+    }
+    row->completed += tag.completed;
+    for (size_t i = 0; i < kErrorClassCount; ++i) row->errors[i] += tag.errors[i];
+    for (size_t code = 0; code < tag.status_counts.size(); ++code) {
+      if (tag.status_counts[code] != 0) {
+        row->status_codes[static_cast<int>(code)] += tag.status_counts[code];
+      }
+    }
+    row->latency.merge(tag.latency);
+  }
+  // "(other)" gathers names beyond a worker's limit: a footnote row, not one among the others.
+  std::stable_partition(tags.begin(), tags.end(),
+                        [](const TagResult& t) { return t.name != TagTable::kOtherName; });
 }
 
 }  // namespace hail

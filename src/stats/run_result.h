@@ -3,6 +3,7 @@
 // by reporters and front-ends from any thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -10,9 +11,25 @@
 
 #include "stats/histogram.h"
 #include "stats/recorder.h"
+#include "stats/tag_stats.h"
 #include "stats/time_series.h"
 
 namespace hail {
+
+// One tag's share of the run (a --urls line, or a Lua hail.tag name), all workers merged.
+struct TagResult {
+  std::string name;
+  uint64_t completed = 0;
+  std::array<uint64_t, kErrorClassCount> errors{};
+  std::map<int, uint64_t> status_codes;  // every status code seen
+  Histogram latency;
+
+  uint64_t error_total() const {
+    uint64_t n = 0;
+    for (uint64_t e : errors) n += e;
+    return n;
+  }
+};
 
 struct RunResult {
   // What was asked for.
@@ -61,6 +78,15 @@ struct RunResult {
   bool ladder = false;           // the stages came from --ladder (all hold stages)
   const char* target_unit = "";  // "connections" (closed loop) or "req/s" (rate mode)
 
+  // Requests completed per second in each 100 ms of each worker thread (wrk's Req/Sec samples).
+  Histogram rate_samples;
+  // A script hook failed during the run and stopped it: "file:line: message".
+  std::string script_error;
+
+  // Per-tag rows (--urls lines, Lua hail.tag): in the order worker 0 interned them, then new
+  // names from the other workers; "(other)" last. Empty when nothing was tagged.
+  std::vector<TagResult> tags;
+
   // Self-check of the generator: busiest worker thread's CPU time / wall time of the run.
   double max_worker_cpu_utilization = 0.0;
   std::vector<std::string> notes;  // plain-language warnings for the reports
@@ -72,6 +98,9 @@ struct RunResult {
   double bytes_per_s() const {
     return duration_ns ? static_cast<double>(counters.bytes_read) / duration_s() : 0.0;
   }
+  double requests_per_s(const TagResult& tag) const {
+    return duration_ns ? static_cast<double>(tag.completed) / duration_s() : 0.0;
+  }
   // attempted == completed + request errors + in flight; false means a bug, and reports say so.
   bool accounting_holds() const {
     return counters.attempted ==
@@ -80,6 +109,9 @@ struct RunResult {
 
   // Adds one worker's recorder into this result.
   void add(const Recorder& recorder);
+  // Adds one worker's tags into `tags`, by name. Call it for the workers in order (worker 0 first)
+  // so that rows keep the order the tags were first used in.
+  void add_tags(const TagTable& table);
 };
 
 }  // namespace hail

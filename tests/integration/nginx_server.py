@@ -11,8 +11,10 @@ import signal
 import subprocess
 import tempfile
 import time
+import unittest
 
-from support import LOOPBACK, NGINX, _kill_group, free_port, http_get, wait_until
+from support import (LOOPBACK, NGINX, _kill_group, check_accounting, describe, free_port, http_get,
+                     run_hail, wait_until)
 
 NGINX_LOG_FORMAT = ("$status $request_method $uri $connection $connection_requests "
                     "$server_protocol $http_host $http_x_hail_test $msec r=$ssl_session_reused")
@@ -276,3 +278,27 @@ class Nginx:
     def __exit__(self, exc_type, exc, tb):
         self._cleanup()
         return False
+
+
+class NginxTestCase(unittest.TestCase):
+    """Test classes sharing one private nginx for all their tests (NGINX_TLS = True adds the HTTPS,
+    HTTP/2 and h2c ports); load() runs hail and returns (run, the access-log entries it caused)."""
+
+    NGINX_TLS = False
+
+    @classmethod
+    def setUpClass(cls):
+        require_nginx()
+        cls.nginx = Nginx(tls=cls.NGINX_TLS).__enter__()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.nginx.__exit__(None, None, None)
+
+    def load(self, args, timeout=60, code=0):
+        mark = self.nginx.log_mark()
+        r = run_hail(list(args) + ["-q", "--json", "-"], timeout=timeout)
+        self.assertEqual(r.code, code, describe(r))
+        check_accounting(r.json)
+        self.nginx.quiesce()
+        return r, self.nginx.log_entries(mark)

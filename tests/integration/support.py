@@ -400,4 +400,5 @@ class HailServer:
 
 
 from hostile import HostileServer  # noqa: E402,F401  (re-exported for the tests)
-from nginx_server import LogEntry, Nginx, make_self_signed, nginx_available, require_nginx  # noqa: E402,E501,F401
+from nginx_server import (LogEntry, Nginx, NginxTestCase, make_self_signed,  # noqa: E402,F401
+                          nginx_available, require_nginx)

@@ -292,6 +292,57 @@ TEST(NativeFlags, BadInputNamesTheProblem) {
   }
 }
 
+TEST(NativeFlags, ScriptAndItsArguments) {
+  NativeCommand c = parse_ok({"-s", "x.lua", "http://h:8080/p", "--", "a", "-b"});
+  EXPECT_EQ(c.run.script_path, "x.lua");
+  EXPECT_EQ(c.run.script_args, (std::vector<std::string>{"a", "-b"}));
+  EXPECT_EQ(parse_ok({"--script=y.lua", "http://h/"}).run.script_path, "y.lua");
+  EXPECT_NE(parse_err({"http://h/", "--", "a"}).find("give -s FILE"), std::string::npos);
+  EXPECT_NE(parse_err({"-s", "", "http://h/"}).find("-s needs a Lua file"), std::string::npos);
+  EXPECT_NE(parse_err({"-s", "x.lua", "--http0.9", "http://h/"}).find("--http0.9 and -s"),
+            std::string::npos);
+}
+
+TEST(NativeFlags, UrlsFileAndMix) {
+  char dir[] = "/tmp/hail-urls-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/mix.txt";
+  FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("3 /a\nPOST http://other:81/b\n", f);
+  std::fclose(f);
+  NativeCommand c = parse_ok({"--urls", path, "--mix", "round-robin", "http://h:8080/"});
+  ASSERT_EQ(c.run.mix.size(), 2u);
+  EXPECT_EQ(c.run.mix_order, MixOrder::kRoundRobin);
+  EXPECT_EQ(c.run.mix[0].url.to_string(), "http://h:8080/a");
+  EXPECT_EQ(c.run.mix[0].weight, 3.0);
+  EXPECT_EQ(c.run.mix[1].method, "POST");
+  EXPECT_EQ(c.run.url.host, "h");
+  EXPECT_EQ(parse_ok({"--urls", path, "http://h/"}).run.mix_order, MixOrder::kRandom);
+  // Without a URL argument the paths have no base.
+  EXPECT_NE(parse_err({"--urls", path}).find("mix.txt:1"), std::string::npos);
+  EXPECT_NE(parse_err({"--mix", "round-robin", "http://h/"}).find("--mix needs --urls"),
+            std::string::npos);
+  EXPECT_NE(parse_err({"--urls", path, "--mix", "weighted", "http://h/"}).find("--mix"),
+            std::string::npos);
+  EXPECT_NE(parse_err({"--urls", path, "-s", "x.lua", "http://h/"}).find("--urls and -s"),
+            std::string::npos);
+  EXPECT_NE(parse_err({"--urls", std::string(dir) + "/none.txt", "http://h/"}).find("none.txt"),
+            std::string::npos);
+  // Every line absolute: the URL argument may be left out; the first line stands for the run.
+  const std::string abs = std::string(dir) + "/abs.txt";
+  f = std::fopen(abs.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("http://one:1/x\nhttp://two:2/y\n", f);
+  std::fclose(f);
+  NativeCommand a = parse_ok({"--urls", abs});
+  EXPECT_EQ(a.run.url.to_string(), "http://one:1/x");
+  EXPECT_EQ(a.run.mix.size(), 2u);
+  std::remove(path.c_str());
+  std::remove(abs.c_str());
+  rmdir(dir);
+}
+
 TEST(ArgParser, ShortClustersAndDashes) {
   constexpr FlagSpec specs[] = {{1, 'q', "quiet", false}, {2, 'c', "conns", true}};
   auto r = parse_args(specs, {"-qc5", "pos", "--", "-x", "y"});

@@ -436,10 +436,11 @@ TEST(RequestTemplate, Http2ViewDropsConnectionFieldsAndLowersNames) {
   EXPECT_EQ(t.path, "/api?q=1");
   EXPECT_EQ(t.body, "{}");
   using Fields = std::vector<std::pair<std::string, std::string>>;
-  EXPECT_EQ(t.h2_fields, (Fields{{"content-type", "application/json"},
-                                 {"x-trace", "1"},
-                                 {"user-agent", "hail/" HAIL_TEST_VERSION},
+  // In the order of the rendered request: the defaults first.
+  EXPECT_EQ(t.h2_fields, (Fields{{"user-agent", "hail/" HAIL_TEST_VERSION},
                                  {"accept", "*/*"},
+                                 {"content-type", "application/json"},
+                                 {"x-trace", "1"},
                                  {"content-length", "2"}}));
   EXPECT_NE(t.http1.find("Content-Type: application/json\r\n"), std::string::npos);
 }
@@ -453,9 +454,47 @@ TEST(RequestTemplate, HostHeaderBecomesTheAuthorityAndTeTrailersStays) {
   EXPECT_EQ(t.authority, "virtual.test");
   EXPECT_TRUE(t.head);
   using Fields = std::vector<std::pair<std::string, std::string>>;
-  EXPECT_EQ(t.h2_fields, (Fields{{"te", "trailers"},
+  // The user's Accept takes the default's place, as in the rendered request.
+  EXPECT_EQ(t.h2_fields, (Fields{{"user-agent", "hail/" HAIL_TEST_VERSION},
                                  {"accept", "text/html"},
-                                 {"user-agent", "hail/" HAIL_TEST_VERSION}}));
+                                 {"te", "trailers"}}));
+}
+
+TEST(RequestTemplate, CloseAfterIsDecidedWhenTheTemplateIsBuilt) {
+  EXPECT_FALSE(template_of(1, true).close_after);
+  EXPECT_TRUE(template_of(1, false).close_after);
+  EXPECT_FALSE(template_of(0, true).close_after);
+  EXPECT_TRUE(template_of(0, false).close_after);
+  EXPECT_TRUE(template_of(1, true, {{"Connection", "close"}}).close_after);
+  RequestSpec spec;
+  spec.keep_alive = false;
+  EXPECT_FALSE(make_request_template(spec, "http", true).close_after);  // "GET /\r\n"
+}
+
+TEST(Http1ClientSession, TheCloseDecisionIsTheTemplatesFlag) {
+  // The session reads close_after and no longer scans the bytes: a flag set on keep-alive bytes
+  // still ends reuse, and a cleared one on closing bytes does not.
+  RequestTemplate flagged = template_of(1, true);
+  flagged.close_after = true;
+  RequestTemplate unflagged = template_of(1, false);
+  unflagged.close_after = false;
+  Http1ClientSession s(2);
+  s.reset();
+  s.submit(0, unflagged);
+  EXPECT_TRUE(s.reusable());
+  EXPECT_EQ(s.capacity(), 1u);
+  s.submit(1, flagged);
+  EXPECT_FALSE(s.reusable());
+  EXPECT_EQ(s.capacity(), 0u);
+}
+
+TEST(RequestAsksToClose, BareLineFeedsAndLeadingEmptyLines) {
+  EXPECT_TRUE(request_asks_to_close("GET / HTTP/1.1\nConnection: close\n\n"));
+  EXPECT_TRUE(request_asks_to_close("\r\n\nGET / HTTP/1.1\r\nConnection: close\r\n\r\n"));
+  EXPECT_TRUE(request_asks_to_close("\r\nGET / HTTP/1.0\r\n\r\n"));
+  EXPECT_FALSE(request_asks_to_close("\nGET / HTTP/1.0\nConnection: keep-alive\n\n"));
+  EXPECT_FALSE(request_asks_to_close("GET / HTTP/1.1\n\nConnection: close\n"));  // body
+  EXPECT_FALSE(request_asks_to_close("\r\n\r\n"));
 }
 
 }  // namespace

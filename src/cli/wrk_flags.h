@@ -1,0 +1,63 @@
+// wrk 4.1's command line (`hail wrk ...`, or hail started as "wrk"): its options, its unit rules,
+// defaults and checks, turned into one RunOptions plus wrk's output choices. Owner: cli. Pure: it
+// prints nothing (the caller prints wrk's messages and usage text); any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "load/run_options.h"
+
+namespace hail {
+
+inline constexpr uint64_t kWrkDefaultThreads = 2;
+inline constexpr uint64_t kWrkDefaultConnections = 10;
+inline constexpr uint64_t kWrkDefaultDurationS = 10;
+inline constexpr uint64_t kWrkDefaultTimeoutS = 2;
+
+struct WrkCommand {
+  RunOptions run;
+  std::string url_text;  // the URL as typed: wrk's banner prints it verbatim
+  // As given. wrk gives each thread connections / threads of them, so run.connections may be
+  // lower (-c 10 -t 3 opens 9); the banner still shows the numbers given.
+  uint64_t threads = kWrkDefaultThreads;
+  uint64_t connections = kWrkDefaultConnections;
+  bool latency_distribution = false;  // --latency
+  // -H values wrk drops without a word (no ": " after the name); the caller may warn on stderr.
+  std::vector<std::string> dropped_headers;
+};
+
+// What wrk would do with this command line. On failure wrk prints `message` (if any) on stderr,
+// then, for the errors wrk itself finds, its usage text on stdout, and exits 1. Whatever the
+// outcome, wrk has printed its version line `version_lines` times first (once per -v it read
+// before stopping).
+struct WrkParse {
+  bool ok = false;
+  WrkCommand command;  // when ok
+  // When !ok: getopt's or wrk's message (may be empty), or one of hail's ("hail: ..."), which
+  // come without the usage text.
+  std::string message;
+  bool message_has_program = false;  // getopt's messages start with "<program>: "
+  bool show_usage = false;
+  int version_lines = 0;
+};
+
+// `args` are the words after "wrk" (argv[1..] when started as wrk).
+WrkParse parse_wrk_flags(const std::vector<std::string>& args);
+
+// wrk's scan_metric / scan_time: an unsigned number, optional spaces, then at most two characters
+// of unit, compared case-insensitively ("1k" .. "1P" in powers of 1000; "2s", "2m", "2h" with a
+// bare number meaning seconds). Anything after those two characters is ignored, as sscanf does.
+// false when wrk would refuse the text (a fraction "1.5k", "500ms", an unknown unit, no digits);
+// also for negative values (wrk reads "-5" as 2^64-5) and values beyond 2^64-1.
+bool scan_wrk_metric(std::string_view text, uint64_t* value);
+bool scan_wrk_time_s(std::string_view text, uint64_t* seconds);
+
+// wrk's usage text, byte for byte (its lines are padded with spaces to 54 columns).
+std::string wrk_usage();
+// wrk's -v line, naming hail: "wrk 4.1.0 (hail 1.2.3) [epoll] ...".
+std::string wrk_version_line(std::string_view hail_version);
+
+}  // namespace hail

@@ -1,0 +1,48 @@
+// wrk 4.1's output, byte for byte in layout: the "Running ..." banner and the report (thread
+// stats, latency distribution, totals, errors, rates), with wrk's own unit formatting. Owner:
+// report. Pure functions of their arguments; any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "stats/histogram.h"
+#include "stats/run_result.h"
+
+namespace hail {
+
+// "Running 10s test @ URL\n  2 threads and 10 connections\n". The URL as the user typed it (wrk
+// prints argv verbatim); threads and connections as given. Plain values rather than RunOptions:
+// the report library stays independent of the load library.
+std::string render_wrk_banner(uint64_t duration_ns, std::string_view url, uint64_t threads,
+                              uint64_t connections);
+
+// Everything wrk prints after the run, up to and including "Transfer/sec:". latency_distribution:
+// wrk's --latency table (50/75/90/99%).
+std::string render_wrk_report(const RunResult& result, bool latency_distribution);
+
+// wrk's units.c: two decimals in the largest unit the value reaches 85% of.
+// 850 us -> "0.85ms"; from 1e6 us on, seconds/minutes: "1.00s", "0.85m" (never hours).
+std::string wrk_format_time_us(long double us);
+// No decimals: "10s", "2m" (never hours: 3600 s is "60m").
+std::string wrk_format_time_s(long double seconds);
+// Powers of 1000, no unit below: "999.00", "0.85k", "12.30M".
+std::string wrk_format_metric(long double n);
+// Powers of 1024, no unit below (wrk appends "B" itself): "512.00", "0.85K", "1.50M".
+std::string wrk_format_binary(long double n);
+
+// What wrk's print_stats shows for one distribution, in the histogram's units divided by
+// `divisor` (1000: nanoseconds to wrk's microseconds).
+struct WrkStats {
+  uint64_t count = 0;
+  long double mean = 0;
+  long double stdev = 0;  // the sample deviation (n - 1), as wrk computes it
+  long double max = 0;    // whole units, truncated as wrk's integer samples are
+  // The share of samples within one deviation of the mean, in percent; meaningless (wrk prints
+  // "-nan") when count is 0.
+  long double within_stdev_percent = 0;
+};
+WrkStats wrk_stats(const Histogram& histogram, uint64_t divisor);
+
+}  // namespace hail

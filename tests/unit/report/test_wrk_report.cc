@@ -1,0 +1,188 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "report/wrk_report.h"
+
+namespace hail {
+namespace {
+
+// Latency samples at the midpoints of their histogram slots, so that the histogram's mean and
+// deviation are exact: 1000.192 us (x1000), 2000.384 us (x2000), 2999.296 us (x1000).
+// mean 2000.064 us, sample stdev 706.878 us, half the samples within one stdev.
+RunResult sample_result() {
+  RunResult r;
+  r.url = "http://127.0.0.1:8080/";
+  r.connections = 10;
+  r.threads = 2;
+  r.duration_ns = 2'000'000'000;
+  r.latency.record_n(1'000'192, 1000);
+  r.latency.record_n(2'000'384, 2000);
+  r.latency.record_n(2'999'296, 1000);
+  // Req/Sec samples (exact below 2048): mean 1100, sample stdev 71.07, 50% within.
+  r.rate_samples.record_n(1000, 25);
+  r.rate_samples.record_n(1100, 50);
+  r.rate_samples.record_n(1200, 25);
+  Counters& c = r.counters;
+  c.completed = 4000;
+  c.attempted = 4015;
+  c.bytes_read = 1'234'567;
+  c.errors[static_cast<size_t>(ErrorClass::kConnect)] = 1;
+  c.errors[static_cast<size_t>(ErrorClass::kRead)] = 2;
+  c.errors[static_cast<size_t>(ErrorClass::kParse)] = 3;
+  c.errors[static_cast<size_t>(ErrorClass::kWrite)] = 4;
+  c.errors[static_cast<size_t>(ErrorClass::kTimeout)] = 5;
+  r.status_codes[200] = 3980;
+  r.status_codes[302] = 10;
+  r.status_codes[404] = 7;
+  r.status_codes[503] = 3;
+  return r;
+}
+
+TEST(WrkReport, LineByLine) {
+  const std::string expected =
+      "  Thread Stats   Avg      Stdev     Max   +/- Stdev\n"
+      "    Latency     2.00ms  706.88us   3.00ms   50.00%\n"
+      "    Req/Sec     1.10k    71.07     1.20k    50.00%\n"
+      "  Latency Distribution\n"
+      "     50%    2.00ms\n"
+      "     75%    2.00ms\n"
+      "     90%    3.00ms\n"
+      "     99%    3.00ms\n"
+      "  4000 requests in 2.00s, 1.18MB read\n"
+      "  Socket errors: connect 1, read 5, write 4, timeout 5\n"
+      "  Non-2xx or 3xx responses: 10\n"
+      "Requests/sec:   2000.00\n"
+      "Transfer/sec:    602.82KB\n";
+  EXPECT_EQ(render_wrk_report(sample_result(), true), expected);
+}
+
+TEST(WrkReport, OptionalLinesOnlyWhenThereIsSomethingToSay) {
+  RunResult r = sample_result();
+  r.counters.errors = {};
+  r.status_codes.clear();
+  r.status_codes[200] = 3990;
+  r.status_codes[101] = 10;  // wrk counts only statuses above 399, whatever its label says
+  const std::string expected =
+      "  Thread Stats   Avg      Stdev     Max   +/- Stdev\n"
+      "    Latency     2.00ms  706.88us   3.00ms   50.00%\n"
+      "    Req/Sec     1.10k    71.07     1.20k    50.00%\n"
+      "  4000 requests in 2.00s, 1.18MB read\n"
+      "Requests/sec:   2000.00\n"
+      "Transfer/sec:    602.82KB\n";
+  EXPECT_EQ(render_wrk_report(r, false), expected);
+}
+
+// What wrk 4.1 prints when no response completed (captured from the real wrk): it divides 0 by 0
+// for the "+/- Stdev" column.
+TEST(WrkReport, NothingCompleted) {
+  RunResult r;
+  r.duration_ns = 1'000'000'000;
+  const std::string expected =
+      "  Thread Stats   Avg      Stdev     Max   +/- Stdev\n"
+      "    Latency     0.00us    0.00us   0.00us    -nan%\n"
+      "    Req/Sec     0.00      0.00     0.00      -nan%\n"
+      "  Latency Distribution\n"
+      "     50%    0.00us\n"
+      "     75%    0.00us\n"
+      "     90%    0.00us\n"
+      "     99%    0.00us\n"
+      "  0 requests in 1.00s, 0.00B read\n"
+      "Requests/sec:      0.00\n"
+      "Transfer/sec:       0.00B\n";
+  EXPECT_EQ(render_wrk_report(r, true), expected);
+}
+
+TEST(WrkReport, OneSampleIsAllWithinTheDeviation) {
+  RunResult r;
+  r.duration_ns = 1'000'000'000;
+  // The mean is the slot's midpoint (123.437 ms), the maximum the exact value.
+  r.latency.record(123'456'789);
+  r.rate_samples.record(10);
+  r.counters.completed = 1;
+  const std::string report = render_wrk_report(r, false);
+  EXPECT_NE(report.find("    Latency   123.44ms    0.00us 123.46ms  100.00%\n"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("    Req/Sec    10.00      0.00    10.00    100.00%\n"), std::string::npos)
+      << report;
+}
+
+TEST(WrkReport, Banner) {
+  EXPECT_EQ(render_wrk_banner(10'000'000'000, "http://127.0.0.1:8080", 2, 10),
+            "Running 10s test @ http://127.0.0.1:8080\n  2 threads and 10 connections\n");
+  EXPECT_EQ(render_wrk_banner(120'000'000'000, "https://h/x?y", 1, 1),
+            "Running 2m test @ https://h/x?y\n  1 threads and 1 connections\n");
+  EXPECT_EQ(render_wrk_banner(3'600'000'000'000, "http://h/", 4, 400).substr(0, 16),
+            "Running 60m test");
+}
+
+TEST(WrkUnits, FormatTimeUs) {
+  const struct {
+    long double us;
+    const char* text;
+  } cases[] = {
+      {0, "0.00us"},
+      {1, "1.00us"},
+      {849.994L, "849.99us"},
+      {849.999L, "850.00us"},  // below 85% of a ms: stays in us
+      {850, "0.85ms"},
+      {45'320, "45.32ms"},
+      {999'999, "1000.00ms"},  // never into seconds from the us scale
+      {1'000'000, "1.00s"},
+      {2'500'000, "2.50s"},
+      {50'990'000, "50.99s"},
+      {51'000'000, "0.85m"},
+      {3'600'000'000, "60.00m"},  // never into hours
+  };
+  for (const auto& c : cases) EXPECT_EQ(wrk_format_time_us(c.us), c.text) << c.text;
+}
+
+TEST(WrkUnits, FormatTimeS) {
+  const struct {
+    long double s;
+    const char* text;
+  } cases[] = {
+      {0, "0s"},    {10, "10s"},   {50, "50s"},    {51, "1m"}, {90, "2m"},  // 1.5 rounds to even
+      {150, "2m"},                                                          // 2.5 rounds to even
+      {600, "10m"}, {3600, "60m"}, {7200, "120m"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(wrk_format_time_s(c.s), c.text) << c.text;
+}
+
+TEST(WrkUnits, FormatMetricAndBinary) {
+  const struct {
+    long double n;
+    const char* metric;
+    const char* binary;
+  } cases[] = {
+      {0, "0.00", "0.00"},          {849.99L, "849.99", "849.99"},  {850, "0.85k", "850.00"},
+      {870, "0.87k", "870.00"},     {870.4L, "0.87k", "0.85K"},     {1023, "1.02k", "1.00K"},
+      {53'650, "53.65k", "52.39K"}, {999'999, "1.00M", "0.95M"},    {1'572'864, "1.57M", "1.50M"},
+      {1e12L, "1.00T", "0.91T"},    {1e15L, "1000.00T", "909.49T"},  // the last unit (P) is never
+                                                                     // used
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(wrk_format_metric(c.n), c.metric) << c.metric;
+    EXPECT_EQ(wrk_format_binary(c.n), c.binary) << c.binary;
+  }
+}
+
+TEST(WrkStats, SampleDeviationAndShareWithin) {
+  Histogram h;
+  h.record_n(1000, 25);
+  h.record_n(1100, 50);
+  h.record_n(1200, 25);
+  WrkStats s = wrk_stats(h, 1);
+  EXPECT_EQ(s.count, 100u);
+  EXPECT_DOUBLE_EQ(static_cast<double>(s.mean), 1100.0);
+  EXPECT_NEAR(static_cast<double>(s.stdev), 71.0669, 1e-4);
+  EXPECT_DOUBLE_EQ(static_cast<double>(s.max), 1200.0);
+  EXPECT_DOUBLE_EQ(static_cast<double>(s.within_stdev_percent), 50.0);
+  // The divisor truncates the maximum to whole units, as wrk's integer microseconds do.
+  Histogram ns;
+  ns.record(1999);
+  EXPECT_DOUBLE_EQ(static_cast<double>(wrk_stats(ns, 1000).max), 1.0);
+}
+
+}  // namespace
+}  // namespace hail

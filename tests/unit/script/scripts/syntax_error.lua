@@ -1,0 +1,3 @@
+-- A syntax error on line 3.
+
+local broken = = 1
