@@ -95,6 +95,10 @@ class ClientSession {
   // response()). Off by default, and then free: nothing is copied. Set it before submitting.
   virtual void set_capture(bool on) = 0;
 
+  // Decoded body bytes of the response whose on_response_complete is being delivered (HTTP/1; 0
+  // where a session does not count them).
+  virtual uint64_t last_body_bytes() const { return 0; }
+
   // HTTP/1 fast path: body bytes of the current response whose content nobody needs, which the
   // connection may drop in the kernel (Transport::discard) and then report with skip_body().
   virtual size_t skippable_body_bytes() const { return 0; }

@@ -17,6 +17,7 @@
 #include <iterator>
 #include <utility>
 
+#include "http/h2_error_reasons.h"
 #include "http/request.h"
 #include "http/response_parser.h"
 
@@ -33,41 +34,6 @@ constexpr size_t kBacklogLimitBytes = 4 * 1024 * 1024;
 constexpr uint32_t kDefaultWindowBytes = 65535;  // RFC 9113 §6.9.2
 // We never accept server-initiated streams (ENABLE_PUSH 0); this is only what we advertise.
 constexpr uint32_t kAdvertisedMaxStreams = 100;
-
-// Reasons per HTTP/2 error code (RFC 9113 §7), as static strings: one table per prefix, in code
-// order, with a last entry for unknown codes.
-// clang-format off
-#define HAIL_H2_ERROR_CODES(X)                                                                  \
-  X(NO_ERROR) X(PROTOCOL_ERROR) X(INTERNAL_ERROR) X(FLOW_CONTROL_ERROR) X(SETTINGS_TIMEOUT)     \
-  X(STREAM_CLOSED) X(FRAME_SIZE_ERROR) X(REFUSED_STREAM) X(CANCEL) X(COMPRESSION_ERROR)         \
-  X(CONNECT_ERROR) X(ENHANCE_YOUR_CALM) X(INADEQUATE_SECURITY) X(HTTP_1_1_REQUIRED)
-// clang-format on
-#define HAIL_PEER_RESET(name) "stream reset: " #name,
-#define HAIL_LOCAL_RESET(name) "stream error: " #name,
-#define HAIL_CONNECTION_ERROR(name) "connection error: " #name,
-constexpr uint32_t kKnownCodes = 14;
-// The server reset the stream (RST_STREAM).
-constexpr const char* kPeerReset[] = {
-    HAIL_H2_ERROR_CODES(HAIL_PEER_RESET) "stream reset: unknown error code"};
-// nghttp2 reset the stream because its response was malformed (RFC 9113 §8.1.1).
-constexpr const char* kLocalReset[] = {
-    HAIL_H2_ERROR_CODES(HAIL_LOCAL_RESET) "stream error: unknown error code"};
-// nghttp2 ended the connection (its GOAWAY carries this code): the server broke the protocol.
-constexpr const char* kConnectionError[] = {
-    HAIL_H2_ERROR_CODES(HAIL_CONNECTION_ERROR) "connection error: unknown error code"};
-#undef HAIL_CONNECTION_ERROR
-#undef HAIL_LOCAL_RESET
-#undef HAIL_PEER_RESET
-#undef HAIL_H2_ERROR_CODES
-static_assert(std::size(kPeerReset) == kKnownCodes + 1 &&
-              std::size(kLocalReset) == kKnownCodes + 1 &&
-              std::size(kConnectionError) == kKnownCodes + 1);
-constexpr const char* kRefusedByGoaway = "refused by GOAWAY";
-constexpr const char* kNoFinalStatus = "stream error: response ended without a final status";
-
-const char* code_reason(const char* const (&table)[kKnownCodes + 1], uint32_t code) {
-  return table[std::min(code, kKnownCodes)];
-}
 
 nghttp2_nv make_nv(const char* name, size_t name_len, const std::string& value) {
   return nghttp2_nv{reinterpret_cast<uint8_t*>(const_cast<char*>(name)),

@@ -27,6 +27,7 @@ void Http1ClientSession::reset() {
   gathered_upto_ = 0;
   unsent_ = false;
   http09_body_.clear();
+  http09_bytes_ = 0;
   first_byte_seen_ = false;
   reusable_ = true;
   error_ = ErrorClass::kRead;
@@ -112,6 +113,8 @@ void Http1ClientSession::complete_front(SessionListener& listener) {
   const int status = http09_ ? 200 : parser_.status();
   const uint32_t interim = http09_ ? 0 : parser_.interim_responses();
   if (!http09_ && !parser_.keep_alive()) reusable_ = false;
+  last_body_bytes_ = http09_ ? http09_bytes_ : parser_.body_bytes();
+  http09_bytes_ = 0;
   // Before the parser moves on to the next response, which clears what it captured.
   if (capture_) {
     if (http09_) {
@@ -149,6 +152,7 @@ SessionStatus Http1ClientSession::feed(const char* data, size_t len, SessionList
       listener.on_first_byte(front().slot);
     }
     if (http09_) {  // everything up to the close is the response
+      http09_bytes_ += len;
       if (capture_) {
         const size_t room = Http1ResponseParser::kDefaultMaxCaptureBodyBytes - http09_body_.size();
         http09_body_.append(data, std::min(len, room));

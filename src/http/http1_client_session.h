@@ -39,6 +39,7 @@ class Http1ClientSession final : public ClientSession {
   const char* error_reason() const override { return error_reason_; }
   bool reusable() const override { return reusable_; }
   // With capture on: 0 while the capture still wants body bytes (past its cap, the rest may go).
+  uint64_t last_body_bytes() const override { return last_body_bytes_; }
   size_t skippable_body_bytes() const override;
   SessionStatus skip_body(size_t bytes, SessionListener& listener) override;
   // Parser capture (headers and decoded body up to kDefaultMaxCaptureBodyBytes); HTTP/0.9: the
@@ -75,7 +76,9 @@ class Http1ClientSession final : public ClientSession {
   uint32_t gathered_upto_ = 0;  // requests (from the oldest) whose bytes are in gather_
   bool unsent_ = false;         // a response completed before its request was fully written
   bool capture_ = false;
-  std::string http09_body_;  // capture of an HTTP/0.9 response (no parser involved)
+  std::string http09_body_;       // capture of an HTTP/0.9 response (no parser involved)
+  uint64_t http09_bytes_ = 0;     // bytes of the HTTP/0.9 response so far
+  uint64_t last_body_bytes_ = 0;  // of the response being reported complete
   bool first_byte_seen_ = false;
   bool reusable_ = true;
   ErrorClass error_ = ErrorClass::kRead;

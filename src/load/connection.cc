@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -40,8 +41,13 @@ void Connection::init(Worker* worker, uint32_t index) {
   const uint32_t depth = std::max({c.pipeline, c.h2.max_streams, 1u});
   h1_.configure(c.pipeline, c.http09);
   // Scripts' response(status, headers, body) needs the whole answer: no discarding in the kernel.
-  if (c.script != nullptr && c.script->wants_response()) h1_.set_capture(true);
-  slots_.assign(depth, Slot{});
+  // ab's report needs the first response's Server field and length: connection 0 looks once.
+  if ((c.script != nullptr && c.script->wants_response()) ||
+      (c.first_response_facts && index == 0)) {
+    h1_.set_capture(true);
+  }
+  slots_.clear();
+  slots_.resize(depth);
   free_slots_.clear();
   for (uint32_t i = depth; i > 0; --i) free_slots_.push_back(i - 1);
 }
@@ -134,6 +140,8 @@ void Connection::on_handshake_done(uint64_t now_ns) {
   answered_ = false;  // the backoff is reset by the first response, not by the connect
   w.on_connect_end();
   w.on_connect_ok();
+  fresh_ = true;
+  connect_took_ns_ = now_ns - connect_start_ns_;
   w.recorder().on_connection_opened();
   w.on_opened();
   opened_ = true;
@@ -174,7 +182,8 @@ bool Connection::submit(uint64_t now_ns, uint64_t planned_ns) {
   const uint32_t slot = free_slots_.back();
   Slot& s = slots_[slot];
   uint16_t tag = RequestSource::kNoTag;
-  const RequestTemplate* request = w.source().next(index_, w.group_of(index_), s.own, &tag);
+  if (w.source().dynamic() && !s.own) s.own = std::make_unique<RequestTemplate>();
+  const RequestTemplate* request = w.source().next(index_, w.group_of(index_), s.own.get(), &tag);
   if (request == nullptr) {
     // The script failed: the run stops (the acquired request was never attempted).
     w.stop_for_script(w.source().error());
@@ -186,6 +195,10 @@ bool Connection::submit(uint64_t now_ns, uint64_t planned_ns) {
   s.busy = true;
   s.counted = counted;
   s.tag = tag;
+  s.start_ns = fresh_ ? connect_start_ns_ : now_ns;
+  s.connect_ns = fresh_ ? connect_took_ns_ : 0;
+  s.first_byte_ns = 0;
+  fresh_ = false;
   ++in_flight_;
   thinking_ = false;
   session_->submit(slot, *request);
@@ -360,9 +373,21 @@ void Connection::send_deferred() {
 }
 
 void Connection::on_first_byte(uint32_t slot) {
-  const Slot& s = slots_[slot];
+  Slot& s = slots_[slot];
   Worker& w = *worker_;
-  if (s.counted) w.recorder().on_first_byte(w.loop().now_ns() - s.send_ns);
+  s.first_byte_ns = w.loop().now_ns();
+  if (s.counted) w.recorder().on_first_byte(s.first_byte_ns - s.send_ns);
+}
+
+void Connection::log_request(const Slot& s, int status, uint64_t now_ns) {
+  RequestRecord r;
+  r.start_unix_ns = s.start_ns;  // monotonic here; the runner moves it to the wall clock
+  r.connect_ns = s.connect_ns;
+  r.wait_ns = s.first_byte_ns > s.send_ns ? s.first_byte_ns - s.send_ns : 0;
+  r.total_ns = now_ns - s.start_ns;
+  r.body_bytes = session_->last_body_bytes();
+  r.status = status;
+  worker_->request_log_sink()->push_back(r);
 }
 
 void Connection::on_response_complete(uint32_t slot, int status, uint32_t interim) {
@@ -381,6 +406,7 @@ void Connection::on_response_complete(uint32_t slot, int status, uint32_t interi
   const uint64_t latency_ns = now_ns - (w.rate_mode() ? s.planned_ns : s.send_ns);
   w.window_complete(s.counted, status, latency_ns);
   if (s.counted && s.tag != RequestSource::kNoTag) w.tags().on_complete(s.tag, status, latency_ns);
+  if (s.counted && w.request_log_sink() != nullptr) log_request(s, status, now_ns);
   answered_ = true;
   backoff_ms_ = 0;
   finish_slot(slot);
@@ -408,6 +434,15 @@ void Connection::on_response_captured(
     uint32_t /*slot*/, int status, const std::vector<std::pair<std::string, std::string>>& headers,
     std::string_view body) {
   Worker& w = *worker_;
+  if (index_ == 0 && w.wants_first_response()) {
+    std::string server;
+    for (const auto& [name, value] : headers) {
+      if (strcasecmp(name.c_str(), "Server") == 0) server = value;
+    }
+    w.set_first_response(std::move(server), static_cast<int64_t>(session_->last_body_bytes()));
+    // Only scripts' response() needs capture from now on.
+    session_->set_capture(w.script() != nullptr && w.script()->wants_response());
+  }
   ThreadScript* script = w.script();
   if (script == nullptr || w.finished()) return;
   // wrk calls response() for every response, warm-up included; the views live during the call.

@@ -60,8 +60,14 @@ class Connection final : public IoHandler, private SessionListener {
     bool busy = false;
     bool counted = false;   // sent in the measured phase
     uint16_t tag = 0xFFFF;  // RequestSource::kNoTag: not counted per tag
+    // For the request log (ab): when the request began as ab counts it (the connect of a fresh
+    // connection, else the send), that connect's duration, the first response byte.
+    uint64_t start_ns = 0;
+    uint64_t connect_ns = 0;
+    uint64_t first_byte_ns = 0;
     // A script's request, parsed for this slot (kept until the outcome; capacity reused).
-    RequestTemplate own;
+    // Allocated at the slot's first scripted request: 10,000 idle connections stay small.
+    std::unique_ptr<RequestTemplate> own;
   };
 
   void connect_now();
@@ -79,6 +85,7 @@ class Connection final : public IoHandler, private SessionListener {
   void after_responses(uint64_t now_ns);
   void fail_all(ErrorClass error, const char* reason);
   void finish_slot(uint32_t slot);
+  void log_request(const Slot& s, int status, uint64_t now_ns);
   void close_fd();
   void reconnect() { reconnect_after(0); }
   // Closes, then connects again after delay_ns (--think without keep-alive) unless the plan is
@@ -108,6 +115,8 @@ class Connection final : public IoHandler, private SessionListener {
   bool thinking_ = false;       // --think: the next request waits for the timer
   bool opened_ = false;         // counted in the worker's open connections
   bool answered_ = false;       // a response completed since this connection opened
+  bool fresh_ = false;          // no request sent yet since the connect
+  uint64_t connect_took_ns_ = 0;
   uint32_t backoff_ms_ = 0;
   uint32_t in_flight_ = 0;
   uint64_t connect_start_ns_ = 0;

@@ -29,8 +29,8 @@ RequestSource::RequestSource(ThreadScript* script, std::string scheme, uint32_t 
     : script_(script), scheme_(std::move(scheme)), queues_(connections) {}
 
 const RequestTemplate* RequestSource::next(uint32_t connection_index, uint32_t group,
-                                           RequestTemplate& scratch, uint16_t* tag) {
-  if (script_ != nullptr) return next_scripted(connection_index, scratch, tag);
+                                           RequestTemplate* scratch, uint16_t* tag) {
+  if (script_ != nullptr) return next_scripted(connection_index, *scratch, tag);
   uint32_t index = 0;
   if (!choosers_.empty()) index = group_lines_[group][choosers_[group].next()];
   *tag = tags_[index];

@@ -33,10 +33,11 @@ class RequestSource {
   void set_tag_table(TagTable* tags) { tag_table_ = tags; }
 
   // The next request for connection `connection_index` of group `group`. A script's request is
-  // parsed into `scratch` (the connection slot's own template, kept until the request's outcome)
-  // and `scratch` is returned; the others return a template that lives as long as the source.
-  // nullptr: the script failed (error()) — the worker stops the run.
-  const RequestTemplate* next(uint32_t connection_index, uint32_t group, RequestTemplate& scratch,
+  // parsed into `scratch` (the connection slot's own template, kept until the request's outcome;
+  // required when dynamic()) and `scratch` is returned; the others return a template that lives
+  // as long as the source. nullptr: the script failed or stopped (error(), "" for
+  // wrk.thread:stop()) — the worker stops.
+  const RequestTemplate* next(uint32_t connection_index, uint32_t group, RequestTemplate* scratch,
                               uint16_t* tag);
 
   bool dynamic() const { return script_ != nullptr; }

@@ -70,6 +70,10 @@ struct RunOptions {
   // Requests rendered the way wrk renders them (wrk.format: Host and -H fields only) even without
   // a script: `hail wrk` sends wrk's bytes.
   bool wrk_requests = false;
+  // ab's report: a record of every measured request (RunResult::request_log), and the Server
+  // field and body length of the first response.
+  bool keep_request_log = false;
+  bool first_response_facts = false;
 };
 
 }  // namespace hail

@@ -275,6 +275,8 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
     cfg.start_ns = start_ns;
     cfg.measure_start_ns = measure_start_ns;
     cfg.end_ns = end_ns;
+    cfg.keep_request_log = options.keep_request_log;
+    cfg.first_response_facts = options.first_response_facts && i == 0;
     assign_requests(options, plan.value(), script.get(), i, cfg);
     auto worker = std::make_unique<Worker>(std::move(cfg));
     if (Status s = worker->init(); !s) return s.error();
@@ -344,6 +346,14 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
     result.add_tags(w->tags());
     result.rate_samples.merge(w->rate_samples());
     if (result.script_error.empty()) result.script_error = w->script_error();
+    for (RequestRecord rec : w->request_log()) {
+      rec.start_unix_ns = rec.start_unix_ns - start_ns + start_unix_ns;  // monotonic -> wall
+      result.request_log.push_back(rec);
+    }
+    if (w->first_body_bytes() >= 0 && result.document_length < 0) {
+      result.server_software = w->first_server();
+      result.document_length = w->first_body_bytes();
+    }
     last_end_ns = std::max(last_end_ns, w->end_ns());
     result.max_worker_cpu_utilization =
         std::max(result.max_worker_cpu_utilization, w->cpu_utilization());
@@ -351,6 +361,10 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
     result.backlog += w->backlog();
   }
   result.duration_ns = last_end_ns - measure_start_ns;
+  std::stable_sort(result.request_log.begin(), result.request_log.end(),
+                   [](const RequestRecord& a, const RequestRecord& b) {
+                     return a.start_unix_ns < b.start_unix_ns;
+                   });
   fill_windows(options, workers, start_ns, curve, initial, steps, result);
   result.protocol = protocol_name(options, result.counters);
   if (all_gave_up) {

@@ -21,6 +21,7 @@
 #include "net/event_loop.h"
 #include "net/tls.h"
 #include "stats/recorder.h"
+#include "stats/request_log.h"
 #include "stats/tag_stats.h"
 #include "stats/time_series.h"
 
@@ -51,6 +52,10 @@ struct WorkerConfig {
   // Per-tag statistics: --urls lines (interned in line order) and hail.tag names.
   bool keep_tags = false;
   std::vector<std::string> tag_names;
+  // ab's needs: a record of every measured request, and the Server field and body length of the
+  // first response (captured on this worker's connection 0 only).
+  bool keep_request_log = false;
+  bool first_response_facts = false;
   bool keep_alive = true;  // false: one connection per request
   HttpProtocol protocol = HttpProtocol::kAuto;
   uint32_t pipeline = 1;  // HTTP/1.1 requests in flight per connection
@@ -112,6 +117,10 @@ class Worker {
   const Histogram& rate_samples() const { return rate_samples_; }
   // Why a script stopped the run ("" if it did not): a runtime error in request() or response().
   const std::string& script_error() const { return script_error_; }
+  const std::vector<RequestRecord>& request_log() const { return request_log_; }
+  // The first response's Server field ("" if none) and body length (-1: no response captured).
+  const std::string& first_server() const { return first_server_; }
+  int64_t first_body_bytes() const { return first_body_bytes_; }
   const WorkerProgress& progress() const { return progress_; }
   uint64_t end_ns() const { return end_ns_; }
   double cpu_utilization() const { return cpu_utilization_; }
@@ -129,6 +138,17 @@ class Worker {
   bool keep_tags() const { return config_.keep_tags; }
   // A script hook failed or asked to stop (wrk.thread:stop()): the worker's load ends now.
   void stop_for_script(const std::string& error);
+  std::vector<RequestRecord>* request_log_sink() {
+    return config_.keep_request_log ? &request_log_ : nullptr;
+  }
+  // Connection 0 asks this until the first response's facts are in.
+  bool wants_first_response() const {
+    return config_.first_response_facts && first_body_bytes_ < 0;
+  }
+  void set_first_response(std::string server, int64_t body_bytes) {
+    first_server_ = std::move(server);
+    first_body_bytes_ = body_bytes;
+  }
   // --think, or the script's delay() before the next request (0: none).
   uint64_t think_ns_next();
   char* read_buffer() { return read_buffer_.get(); }
@@ -209,6 +229,9 @@ class Worker {
   std::unique_ptr<RequestSource> source_;
   TagTable tags_;
   std::string script_error_;
+  std::vector<RequestRecord> request_log_;
+  std::string first_server_;
+  int64_t first_body_bytes_ = -1;
   Histogram rate_samples_;
   uint64_t rate_sample_completed_ = 0;  // completions at the last sample
   uint64_t rate_sample_start_ns_ = 0;   // when the last sample was taken (0: measuring's start)

@@ -11,6 +11,7 @@
 
 #include "stats/histogram.h"
 #include "stats/recorder.h"
+#include "stats/request_log.h"
 #include "stats/tag_stats.h"
 #include "stats/time_series.h"
 
@@ -82,6 +83,12 @@ struct RunResult {
   Histogram rate_samples;
   // A script hook failed during the run and stopped it: "file:line: message".
   std::string script_error;
+  // RunOptions::keep_request_log: every measured request, in order of start.
+  std::vector<RequestRecord> request_log;
+  // RunOptions::first_response_facts: the first response's Server field and body length
+  // (-1: none was seen).
+  std::string server_software;
+  int64_t document_length = -1;
 
   // Per-tag rows (--urls lines, Lua hail.tag): in the order worker 0 interned them, then new
   // names from the other workers; "(other)" last. Empty when nothing was tagged.

@@ -91,6 +91,15 @@ class ScriptsServeTest(unittest.TestCase):
             self.assertGreaterEqual(r.json["requests"]["completed"], 30, describe(r))
             self.assertLessEqual(r.json["requests"]["completed"], 41, describe(r))
 
+    def test_delay_is_ignored_in_rate_mode_with_a_note(self):
+        with HailServer() as srv:
+            r = run_hail(["-s", script("delay_fixed.lua"), "-R", "200", "-n", "100", "-c", "2",
+                          "-t", "1", "--json", "-", "-q", srv.url + "/bytes/1"], timeout=30)
+            self.assertEqual(r.code, 0, describe(r))
+            self.assertEqual(r.json["requests"]["completed"], 100)
+            self.assertLess(r.seconds, 5)  # 50 ms per request would take 2.5 s per connection
+            self.assertTrue(any("delay() was ignored" in n for n in r.json["notes"]), r.json)
+
     def test_done_reports_percentiles_and_summary(self):
         with HailServer() as srv:
             r = run_hail(["-s", script("percentiles.lua"), "-n", "2000", "-c", "4", "-t", "2",
@@ -199,6 +208,21 @@ class ScriptsNginxTest(NginxTestCase):
         self.assertEqual(r.json["requests"]["completed"], 200, describe(r))
         self.assertEqual(len({e.uri for e in entries}), 200)
         self.assertAlmostEqual(r.json["rate"]["achieved_per_s"], 400, delta=8)
+
+    def test_script_with_stages_and_warmup(self):
+        """Closed-loop stages (connections added and retired) with a warm-up: every request is
+        the script's (one thread: one counter, so each path exactly once), warm-up included."""
+        r, entries = self.load(["-s", script("counter_paths.lua"), "--stages",
+                                "300ms:4,300ms:4,300ms:1",
+                                "--warmup", "300ms", "-c", "2", "-t", "1",
+                                self.nginx.url + "/"])
+        self.assertGreater(r.json["requests"]["completed"], 50, describe(r))
+        uris = [e.uri for e in entries]
+        self.assertEqual(len(set(uris)), len(uris))
+        self.assertGreater(len(uris), r.json["requests"]["attempted"])  # the warm-up's too
+        self.assertEqual(set(uris), {"/c%d" % i for i in range(1, len(uris) + 1)})
+        self.assertEqual([st["index"] for st in r.json["stages"]["steps"]], [0, 1, 2])
+        self.assertEqual(len({e.connection for e in entries}), 4)
 
     def test_script_over_http2_and_tls(self):
         for url, protocol in ((self.nginx.https_url, "HTTP/2.0"),

@@ -45,7 +45,7 @@ TEST(RequestSource, OneRequestEveryTime) {
   RequestTemplate scratch;
   uint16_t tag = 0;
   for (int i = 0; i < 3; ++i) {
-    const RequestTemplate* r = source.next(0, 0, scratch, &tag);
+    const RequestTemplate* r = source.next(0, 0, &scratch, &tag);
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->path, "/a");
     EXPECT_EQ(tag, RequestSource::kNoTag);
@@ -65,10 +65,10 @@ TEST(RequestSource, MixPicksWithinTheConnectionsGroup) {
   std::map<std::string, int> group0, group1;
   for (int i = 0; i < 400; ++i) {
     uint16_t tag = 0;
-    const RequestTemplate* r = source.next(0, 0, scratch, &tag);
+    const RequestTemplate* r = source.next(0, 0, &scratch, &tag);
     ++group0[r->path];
     EXPECT_EQ(tag, r->path == "/a" ? 0 : 1);  // tags are line indices
-    ++group1[source.next(1, 1, scratch, &tag)->path];
+    ++group1[source.next(1, 1, &scratch, &tag)->path];
     EXPECT_EQ(tag, 2);
   }
   EXPECT_EQ(group0, (std::map<std::string, int>{{"/a", 100}, {"/b", 300}}));
@@ -97,7 +97,7 @@ TEST(RequestSource, ScriptRequestsAndPipelinedBatches) {
   std::vector<uint16_t> got_tags;
   for (int i = 0; i < 5; ++i) {
     uint16_t tag = 0;
-    const RequestTemplate* r = source.next(0, 0, slots[i], &tag);
+    const RequestTemplate* r = source.next(0, 0, &slots[i], &tag);
     ASSERT_NE(r, nullptr) << source.error();
     EXPECT_EQ(r, &slots[i]);  // parsed into the slot's own template
     paths.push_back(r->path);
@@ -118,7 +118,7 @@ TEST(RequestSource, ScriptErrorsStopWithAMessage) {
   RequestSource source(script.get(), "http", 1);
   RequestTemplate scratch;
   uint16_t tag = 0;
-  EXPECT_EQ(source.next(0, 0, scratch, &tag), nullptr);
+  EXPECT_EQ(source.next(0, 0, &scratch, &tag), nullptr);
   EXPECT_NE(source.error().find("request() returned a bad request"), std::string::npos)
       << source.error();
 }
