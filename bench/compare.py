@@ -39,7 +39,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_HAIL = REPO / "build" / "release" / "hail"
 DEFAULT_SCENARIOS = "1k:ka,100k:ka,1m:ka,1k:close,10k-conns"
-KNOWN_TOOLS = ("wrk", "hail", "h2load", "ab")
+KNOWN_TOOLS = ("wrk", "hail", "h2load", "ab", "hail-wrk", "hail-ab")
+# hail's front-ends: the other tool's own command line, run as `hail wrk ...` / `hail ab ...`
+FRONTENDS = {"hail-wrk": "wrk", "hail-ab": "ab"}
 # which tools can run which protocol ("http" = the cleartext HTTP/1.1 scenarios)
 TOOLS_FOR = {
     "http": KNOWN_TOOLS,
@@ -262,6 +264,9 @@ def tool_command(tool, sc, url, hail, conns=None, dur=None, json_path=None):
     script = ["-s", sc.script] if getattr(sc, "script", None) else []
     if script and tool not in ("wrk", "hail"):
         raise ValueError("%s cannot run wrk scripts" % tool)
+    if tool in FRONTENDS:  # exactly the other tool's argv, with `hail <tool>` in front
+        argv, stop = tool_command(FRONTENDS[tool], sc, url, hail, conns, dur)
+        return [hail] + argv, stop
     if tool == "wrk":
         return ["wrk", "-t1", "-c%d" % c, "-d%ds" % d] + script + (["-H", "Connection: close"] if close else []) + [url], None
     if tool == "hail":
@@ -283,12 +288,17 @@ def tool_command(tool, sc, url, hail, conns=None, dur=None, json_path=None):
 
 def parse_tool_output(tool, text):
     """Best-effort parse of what the tool itself claims (cross-checks only)."""
+    if tool in FRONTENDS:  # same output as the tool it stands in for
+        out = parse_tool_output(FRONTENDS[tool], text)
+        return out
     out = {"tool_rps": "", "tool_conns": "", "tool_errors": "", "tool_completed": "", "tls_info": ""}
     pats = {
         "wrk": r"^Requests/sec:\s*([\d.]+)",
         "hail": r"^Requests/sec:\s*([\d.]+)",
         "h2load": r"^finished in [^,]+,\s*([\d.]+) req/s",
         "ab": r"^Requests per second:\s*([\d.]+)",
+        "hail-wrk": r"^Requests/sec:\s*([\d.]+)",
+        "hail-ab": r"^Requests per second:\s*([\d.]+)",
     }
     m = re.search(pats[tool], text, re.M)
     if m:
@@ -783,6 +793,8 @@ class Harness:
                 v = first_line([a.hail, "--version"])
             elif t == "h2load":
                 v = first_line(["h2load", "--version"])
+            elif t in FRONTENDS:
+                v = "%s (%s)" % (t, first_line([a.hail, "--version"]))
             else:
                 v = first_line(["ab", "-V"])
             vers.append(v)
@@ -1024,7 +1036,7 @@ def main():
     tools = list(dict.fromkeys(tools))
     avail = []
     for t in tools:
-        if t == "hail":
+        if t == "hail" or t in FRONTENDS:
             if not (os.path.isfile(a.hail) and os.access(a.hail, os.X_OK)):
                 die("hail binary not found at %s (build it: ./run build release, or pass --hail PATH)" % a.hail)
             a.hail = os.path.abspath(a.hail)
