@@ -19,7 +19,6 @@
 
 namespace hail {
 
-namespace {
 bool stop_signal_pending() {
   sigset_t set;
   sigemptyset(&set);
@@ -28,7 +27,6 @@ bool stop_signal_pending() {
   timespec zero{0, 0};
   return sigtimedwait(&set, nullptr, &zero) > 0;
 }
-}  // namespace
 
 void block_stop_signals() {
   sigset_t set;

@@ -31,6 +31,9 @@ inline constexpr int kExitUsage = 2;
 // the runner's tick can collect them synchronously.
 void block_stop_signals();
 
+// With the stop signals blocked: has SIGINT or SIGTERM arrived since? (Consumes it.)
+bool stop_signal_pending();
+
 // Runs the load and prints the reports; returns the process exit status.
 int run_and_report(const RunOptions& options, const OutputOptions& output);
 

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/gnu_getopt.h"
 #include "core/result.h"
 #include "core/units.h"
 #include "core/url.h"
@@ -83,120 +84,12 @@ constexpr UnitScale kTimeUnits[] = {{'m', 60}, {'h', 3600}};
 
 // getopt_long's table for wrk: "t:c:d:s:H:T:Lrv?" and its long options. -h is not in wrk's short
 // option string (getopt calls it invalid); -r and -? are, and mean "print the usage".
-struct LongOption {
-  const char* name;
-  bool has_arg;
-  char val;
-};
-constexpr LongOption kLongOptions[] = {
+constexpr GetoptLongOption kLongOptions[] = {
     {"connections", true, 'c'}, {"duration", true, 'd'}, {"threads", true, 't'},
     {"script", true, 's'},      {"header", true, 'H'},   {"latency", false, 'L'},
     {"timeout", true, 'T'},     {"help", false, 'h'},    {"version", false, 'v'},
 };
-constexpr std::string_view kShortOptions = "tcdsHTLrv?";
-constexpr std::string_view kShortWithArg = "tcdsHT";
-
-struct Option {
-  char val;
-  std::string arg;
-};
-
-// GNU getopt_long's reading of the command line: options in order (a long name may be shortened
-// to any unambiguous prefix), non-options collected in order wherever they are, everything after
-// "--" a non-option. Stops at the first error with getopt's message.
-class OptionReader {
- public:
-  explicit OptionReader(const std::vector<std::string>& args) : args_(args) {}
-
-  // Returns false at the end of the options or on an error (then error() is set).
-  bool next(Option* out) {
-    while (pending_short_.empty()) {
-      if (index_ >= args_.size()) return false;
-      const std::string& a = args_[index_++];
-      if (a == "--") {
-        for (; index_ < args_.size(); ++index_) non_options_.push_back(args_[index_]);
-        return false;
-      }
-      if (a.size() > 2 && a[0] == '-' && a[1] == '-') return read_long(a.substr(2), out);
-      if (a.size() > 1 && a[0] == '-') {
-        pending_short_ = a.substr(1);
-      } else {
-        non_options_.push_back(a);
-      }
-    }
-    const char c = pending_short_[0];
-    pending_short_.erase(0, 1);
-    if (kShortOptions.find(c) == std::string_view::npos) {
-      error_ = std::string("invalid option -- '") + c + "'";
-      pending_short_.clear();
-      return false;
-    }
-    out->val = c;
-    out->arg.clear();
-    if (kShortWithArg.find(c) != std::string_view::npos) {
-      if (!pending_short_.empty()) {
-        out->arg = std::move(pending_short_);
-        pending_short_.clear();
-      } else if (index_ < args_.size()) {
-        out->arg = args_[index_++];
-      } else {
-        error_ = std::string("option requires an argument -- '") + c + "'";
-        return false;
-      }
-    }
-    return true;
-  }
-
-  const std::string& error() const { return error_; }
-  const std::vector<std::string>& non_options() const { return non_options_; }
-
- private:
-  bool read_long(const std::string& text, Option* out) {
-    const size_t eq = text.find('=');
-    const std::string name = text.substr(0, eq);
-    std::vector<const LongOption*> matches;
-    for (const LongOption& o : kLongOptions) {
-      const std::string_view full = o.name;
-      if (full == name) {
-        matches.assign(1, &o);
-        break;
-      }
-      if (full.starts_with(name)) matches.push_back(&o);
-    }
-    if (matches.empty()) {
-      error_ = "unrecognized option '--" + text + "'";
-      return false;
-    }
-    if (matches.size() > 1) {
-      error_ = "option '--" + name + "' is ambiguous; possibilities:";
-      for (const LongOption* m : matches) error_ += std::string(" '--") + m->name + "'";
-      return false;
-    }
-    const LongOption* found = matches[0];
-    out->val = found->val;
-    out->arg.clear();
-    if (eq != std::string::npos) {
-      if (!found->has_arg) {
-        error_ = std::string("option '--") + found->name + "' doesn't allow an argument";
-        return false;
-      }
-      out->arg = text.substr(eq + 1);
-    } else if (found->has_arg) {
-      if (index_ >= args_.size()) {
-        error_ = std::string("option '--") + found->name + "' requires an argument";
-        return false;
-      }
-      out->arg = args_[index_++];
-    }
-    return true;
-  }
-
-  const std::vector<std::string>& args_;
-  size_t index_ = 0;
-  std::string pending_short_;  // the rest of a cluster of short options ("-Lc10")
-  std::vector<std::string> non_options_;
-  std::string error_;
-};
+constexpr std::string_view kShortOptions = "t:c:d:s:H:T:Lrv?";
 
 WrkParse usage_error(WrkParse p, std::string message = {}, bool from_getopt = false) {
   p.ok = false;
@@ -274,8 +167,8 @@ WrkParse parse_wrk_flags(const std::vector<std::string>& args) {
   RunOptions& run = cmd.run;
   uint64_t duration_s = kWrkDefaultDurationS;
   uint64_t timeout_s = kWrkDefaultTimeoutS;
-  OptionReader reader(args);
-  Option o;
+  GnuGetopt reader(args, kShortOptions, kLongOptions);
+  GetoptOption o;
   while (reader.next(&o)) {
     switch (o.val) {
       case 't':

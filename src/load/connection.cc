@@ -228,6 +228,13 @@ bool Connection::flush_write() {
       if (w.loop().now_ns() >= w.config().measure_start_ns) {
         w.recorder().on_bytes_written(r.bytes);
       }
+      // HTTP/0.9 (webbench -9): the request is all there will ever be on this connection, and
+      // a half-close says so, as webbench does: a server that waits for more of a request head
+      // answers (or closes) at once instead of at its header timeout.
+      if (w.config().http09 && in_flight_ > 0 && !transport_->is_tls() &&
+          session_->pending_output().empty()) {
+        ::shutdown(fd_, SHUT_WR);
+      }
       continue;
     }
     if (r.status == IoStatus::kWouldBlock) return true;  // EPOLLOUT resumes

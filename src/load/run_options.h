@@ -70,6 +70,9 @@ struct RunOptions {
   // Requests rendered the way wrk renders them (wrk.format: Host and -H fields only) even without
   // a script: `hail wrk` sends wrk's bytes.
   bool wrk_requests = false;
+  // Front-ends that must send another tool's exact bytes (webbench): every request is this
+  // HTTP/1.x text, parsed once (it also gives the HTTP/2 view). Empty: built from `request`.
+  std::string raw_request;
   // ab's report: a record of every measured request (RunResult::request_log), and the Server
   // field and body length of the first response.
   bool keep_request_log = false;

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/clock.h"
+#include "http/raw_request.h"
 
 namespace hail {
 
@@ -125,8 +126,15 @@ Result<TargetPlan> plan_targets(const RunOptions& options) {
     if (!addresses) return addresses.error();
     plan.groups.push_back(TargetGroup{pick_address(addresses.value(), options.timeout_ns),
                                       tls_config(options, options.url), 1.0});
-    plan.templates.push_back(
-        make_request_template(options.request, options.url.scheme, options.http09));
+    if (options.raw_request.empty()) {
+      plan.templates.push_back(
+          make_request_template(options.request, options.url.scheme, options.http09));
+    } else if (Status st =
+                   parse_raw_requests(options.raw_request, options.url.scheme, &plan.templates);
+               !st) {
+      return make_error("cannot send the request: " + st.error().message);
+    }
+    plan.templates.resize(1);
     plan.group_lines.push_back({0});
     return plan;
   }

@@ -1,0 +1,220 @@
+#include "cli/ab_command.h"
+
+#include <netdb.h>
+#include <signal.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli/ab_flags.h"
+#include "cli/ab_tls_probe.h"
+#include "cli/run_command.h"
+#include "http/request.h"
+#include "load/runner.h"
+#include "report/ab_report.h"
+
+namespace hail {
+
+namespace {
+
+// APR numbers getaddrinfo's errors from here (apr_errno.h: APR_OS_START_EAIERR).
+constexpr int kAprEaiErrorBase = 670000;
+// APR_TIMEUP: what ab's poll reports when no socket moved for -s seconds.
+constexpr int kAprTimeUp = 70007;
+
+// ab exits with an APR status; the shell sees its low byte.
+int exit_code(int apr_status) {
+  return apr_status & 0xff;
+}
+
+// ab resolves its target (or proxy) after printing its banner, and stops with APR's message and
+// status. Returns 0 when the name resolves, else the exit status.
+int resolve_status(const std::string& host, uint16_t port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found);
+  if (rc == 0) {
+    freeaddrinfo(found);
+    return 0;
+  }
+  const int status = kAprEaiErrorBase + (rc < 0 ? -rc : rc);
+  std::fprintf(stderr, "apr_sockaddr_info_get() for %s: %s (%d)\n", host.c_str(), gai_strerror(rc),
+               status);
+  return exit_code(status) != 0 ? exit_code(status) : 1;
+}
+
+// hail could never connect: ab's message for the same failure, and its status. hail's reason is
+// strerror's text ("connect: Connection refused"); ab reports it from its receive call.
+int report_unreachable(const RunResult& r) {
+  for (const auto& [why, count] : r.error_reasons) {
+    if (why.rfind("connect: ", 0) != 0) continue;
+    const std::string reason = why.substr(9);
+    // A connect that never completes leaves ab's poll without events until -s expires.
+    if (reason == std::strerror(ETIMEDOUT) || reason.find("time") != std::string::npos) {
+      std::fprintf(stderr, "apr_pollset_poll: The timeout specified has expired (%d)\n",
+                   kAprTimeUp);
+      return exit_code(kAprTimeUp);
+    }
+    for (int e = 1; e < 256; ++e) {
+      if (reason == std::strerror(e)) {
+        std::fprintf(stderr, "apr_socket_recv: %s (%d)\n", reason.c_str(), e);
+        return exit_code(e);
+      }
+    }
+    std::fprintf(stderr, "apr_socket_connect(): %s\n", reason.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "apr_socket_connect(): no connection could be opened\n");
+  return 1;
+}
+
+// ab's "Completed N requests" lines: one each time the count of finished requests reaches a
+// multiple of the heartbeat.
+class Heartbeat {
+ public:
+  explicit Heartbeat(int every) : every_(every > 0 ? static_cast<uint64_t>(every) : 0) {}
+  void advance(uint64_t done) {
+    if (every_ == 0) return;
+    bool printed = false;
+    while (next_ <= done) {
+      std::fprintf(stderr, "Completed %llu requests\n", static_cast<unsigned long long>(next_));
+      next_ += every_;
+      printed = true;
+    }
+    if (printed) std::fflush(stderr);
+  }
+
+ private:
+  uint64_t every_;
+  uint64_t next_ = every_;
+};
+
+// ab's files are opened after the report; a path it cannot open ends it with perror's line.
+bool write_file(const std::string& path, const std::string& text, const char* what) {
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << text;
+  if (out) out.close();
+  if (out) return true;
+  const int err = errno != 0 ? errno : EIO;
+  std::fprintf(stderr, "Cannot open %s output file: %s\n", what, std::strerror(err));
+  return false;
+}
+
+AbReportOptions report_options(const AbCommand& cmd) {
+  AbReportOptions o;
+  o.hostname = cmd.hostname;
+  o.port = cmd.port;
+  o.path = cmd.path;
+  o.concurrency = cmd.concurrency;
+  o.keep_alive = cmd.keep_alive;
+  o.variable_length = cmd.variable_length;
+  o.percentiles = cmd.percentiles;
+  o.confidence = cmd.confidence;
+  o.send_body = cmd.send_body;
+  if (cmd.tls) o.tls_server_name = cmd.tls_sni;
+  return o;
+}
+
+}  // namespace
+
+int run_ab_command(const std::vector<std::string>& args, std::string_view program) {
+  AbParse parse = parse_ab_flags(args, program);
+  if (parse.outcome == AbParse::Outcome::kExit) {
+    std::fputs(parse.out.c_str(), stdout);
+    std::fflush(stdout);
+    std::fputs(parse.err.c_str(), stderr);
+    return parse.exit_status;
+  }
+  const AbCommand& cmd = parse.command;
+  for (const std::string& note : cmd.notes) std::fprintf(stderr, "hail: %s\n", note.c_str());
+  block_stop_signals();
+  if (cmd.html) {
+    std::fputs(render_ab_html_copyright().c_str(), stdout);  // and no "Benchmarking" line
+  } else {
+    std::fputs(render_ab_copyright().c_str(), stdout);
+    std::fputs(render_ab_benchmarking(cmd.hostname, cmd.proxy ? cmd.proxy_host : "", cmd.proxy_port,
+                                      cmd.heartbeat > 0)
+                   .c_str(),
+               stdout);
+  }
+  std::fflush(stdout);
+  if (parse.outcome == AbParse::Outcome::kFailRun) {
+    std::fputs(parse.err.c_str(), stderr);
+    return parse.exit_status;
+  }
+  const RunOptions& run = cmd.run;
+  if (cmd.verbosity >= 2) {
+    std::string head = render_request(run.request);
+    head.resize(head.size() - run.request.body.size());
+    std::printf("INFO: %s header == \n---\n%s\n---\n", run.request.method.c_str(), head.c_str());
+    std::fflush(stdout);
+  }
+  if (int status = resolve_status(cmd.proxy ? cmd.proxy_host : cmd.hostname,
+                                  cmd.proxy ? static_cast<uint16_t>(cmd.proxy_port) : cmd.port);
+      status != 0) {
+    return status;
+  }
+
+  Heartbeat heartbeat(cmd.heartbeat);
+  auto tick = [&heartbeat](const RunProgress& p) {
+    if (stop_signal_pending()) return true;
+    heartbeat.advance(p.completed);
+    return false;
+  };
+  auto result = run_load(run, tick);
+  if (!result) {
+    std::fprintf(stderr, "hail: %s\n", result.error().message.c_str());
+    return 1;
+  }
+  const RunResult& r = result.value();
+  if (r.counters.connections_opened == 0 && r.counters.completed == 0 && !r.interrupted) {
+    return report_unreachable(r);
+  }
+  heartbeat.advance(r.counters.completed);
+  if (!r.interrupted) {
+    if (cmd.heartbeat > 0) {
+      std::fprintf(stderr, "Finished %llu requests\n",
+                   static_cast<unsigned long long>(r.counters.completed));
+      std::fflush(stderr);
+    } else {
+      std::fputs(std::string(kAbDone).c_str(), stdout);
+    }
+  }
+
+  const std::vector<AbSample> samples = ab_samples(r.request_log);
+  AbReportOptions options = report_options(cmd);
+  if (cmd.tls) {
+    const AbTlsFacts facts = probe_ab_tls_facts(run, r);
+    options.ssl_protocol = facts.protocol;
+    options.server_temp_key = facts.temp_key;
+  }
+  if (cmd.html) {
+    // ab writes no -e / -g file with HTML output.
+    std::fputs(render_ab_html_report(r, samples, options, cmd.html_attributes).c_str(), stdout);
+    std::fflush(stdout);
+    return r.interrupted ? 1 : 0;
+  }
+  std::fputs(render_ab_report(r, samples, options).c_str(), stdout);
+  std::fflush(stdout);
+  if (!samples.empty()) {
+    if (!cmd.csv_path.empty() && !write_file(cmd.csv_path, render_ab_csv(samples), "CSV")) {
+      return 1;
+    }
+    if (!cmd.gnuplot_path.empty() &&
+        !write_file(cmd.gnuplot_path, render_ab_gnuplot(samples), "gnuplot")) {
+      return 1;
+    }
+  }
+  // ab's SIGINT handler prints the report of what was done, then exits 1.
+  return r.interrupted ? 1 : 0;
+}
+
+}  // namespace hail
