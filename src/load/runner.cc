@@ -1,6 +1,7 @@
 #include "load/runner.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -36,9 +37,21 @@ std::string format_share(double share) {
 }
 }  // namespace
 
+uint32_t usable_cpus() {
+  // The CPUs this process may run on (taskset, cgroups' cpusets), not every CPU of the machine:
+  // a worker per CPU it cannot use would only take turns with the others.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return static_cast<uint32_t>(n);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 uint32_t effective_threads(uint32_t requested, uint32_t connections) {
   uint32_t threads = requested;
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = usable_cpus();
   return std::max(1u, std::min(threads, connections));
 }
 
@@ -401,10 +414,10 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
     result.notes.push_back("a script error stopped the run: " + result.script_error);
   }
   if (script_out != nullptr) *script_out = std::move(script);
-  if (threads > std::thread::hardware_concurrency()) {
+  if (threads > usable_cpus()) {
     result.notes.push_back("more worker threads (" + std::to_string(threads) +
                            ") than CPU cores (" +
-                           std::to_string(std::thread::hardware_concurrency()) + ")");
+                           std::to_string(usable_cpus()) + ")");
   }
   return result;
 }

@@ -39,7 +39,10 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
 // limit is too low and how to raise it.
 Status ensure_fd_limit(uint64_t needed);
 
-// Threads actually used for a run: -t, or one per core, never more than connections.
+// The CPUs this process may run on (its affinity mask).
+uint32_t usable_cpus();
+
+// Threads actually used for a run: -t, or one per usable CPU, never more than connections.
 uint32_t effective_threads(uint32_t requested, uint32_t connections);
 
 }  // namespace hail
