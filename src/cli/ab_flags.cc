@@ -509,6 +509,22 @@ AbParse parse_ab_flags(const std::vector<std::string>& args, std::string_view pr
   if (Status st = validate_request(request); !st) {
     return hail_exit(std::move(p), st.error().message);
   }
+  {
+    // ab's bytes exactly (RunOptions::raw_request): its fields in its order, Host (unless -H gave
+    // one), User-Agent and Accept last, no Content-Length on a bodyless POST or PUT.
+    const size_t last = (opt_user_agent ? 0 : 1) + (opt_accept ? 0 : 1);
+    std::string raw = request.method + " " + request.path + " HTTP/1.0\r\n";
+    for (size_t i = 0; i < headers.size(); ++i) {
+      if (i == headers.size() - last && opt_host.empty()) {
+        raw += "Host: " + request.authority + "\r\n";
+      }
+      raw += headers[i].first + ": " + headers[i].second + "\r\n";
+    }
+    if (last == 0 && opt_host.empty()) raw += "Host: " + request.authority + "\r\n";
+    raw += "\r\n";
+    raw += request.body;
+    run.raw_request = std::move(raw);
+  }
 
   run.connections = static_cast<uint32_t>(cmd.concurrency);
   run.requests = static_cast<uint64_t>(cmd.requests);

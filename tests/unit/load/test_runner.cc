@@ -1,5 +1,6 @@
 // The load engine end to end against the built-in server, in-process: exact counts on both sides.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <memory>
@@ -43,6 +44,28 @@ class RunnerTest : public ::testing::Test {
 
   std::unique_ptr<Server> server_;
 };
+
+// "One worker per core" counts the CPUs hail may run on: under `taskset -c 0`, one.
+TEST(Runner, DefaultThreadsFollowTheAffinityMask) {
+  cpu_set_t saved;
+  CPU_ZERO(&saved);
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  EXPECT_EQ(effective_threads(0, 1000), static_cast<uint32_t>(CPU_COUNT(&saved)));
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &saved)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  EXPECT_EQ(usable_cpus(), 1u);
+  EXPECT_EQ(effective_threads(0, 1000), 1u);
+  EXPECT_EQ(effective_threads(4, 1000), 4u);  // an explicit -t is kept
+  EXPECT_EQ(effective_threads(0, 0), 1u);
+  ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+}
 
 // ab's needs: every measured request in the log with its timeline, the first response's facts.
 TEST_F(RunnerTest, RequestLogAndFirstResponseFacts) {
