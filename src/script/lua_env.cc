@@ -163,6 +163,27 @@ int open_libraries(lua_State* L) {
   return 0;
 }
 
+// LuaJIT names a file chunk by its path cut to its last ~55 bytes ("...s/x.lua:3: ") in every
+// message and traceback; users must see which file failed, so messages get the whole path back.
+std::string short_source(lua_State* L, const std::string& chunk) {
+  std::string name;
+  if (luaL_loadbuffer(L, "", 0, chunk.c_str()) == 0) {
+    lua_Debug ar;
+    if (lua_getinfo(L, ">S", &ar) != 0) name = ar.short_src;
+  } else {
+    lua_pop(L, 1);
+  }
+  return name;
+}
+
+void restore_path(std::string& message, const std::string& short_name, const std::string& path) {
+  if (short_name.empty() || short_name == path) return;
+  for (size_t at = message.find(short_name); at != std::string::npos;
+       at = message.find(short_name, at + path.size())) {
+    message.replace(at, short_name.size(), path);
+  }
+}
+
 // Where in the user's script an error happened, and where it surfaced first.
 struct Frames {
   std::string first;                 // "src:line" of the innermost Lua frame with a line
@@ -232,7 +253,8 @@ int on_error(lua_State* L) {
   for (char& c : message) {
     if (c == '\n' || c == '\t') c = ' ';
   }
-  const Frames frames = find_frames(L, lua_tostring(L, lua_upvalueindex(1)));
+  const char* chunk = lua_tostring(L, lua_upvalueindex(1));
+  const Frames frames = find_frames(L, chunk);
   const std::string_view position = leading_position(message, frames);
   if (position.empty()) {
     const std::string& where = frames.user.empty() ? frames.first : frames.user;
@@ -241,6 +263,9 @@ int on_error(lua_State* L) {
              position.substr(0, position.rfind(':')) !=
                  std::string_view(frames.user).substr(0, frames.user.rfind(':'))) {
     message += " (from " + frames.user + ")";
+  }
+  if (chunk != nullptr && chunk[0] == '@') {
+    restore_path(message, lua_tostring(L, lua_upvalueindex(2)), chunk + 1);
   }
   lua_pushlstring(L, message.data(), message.size());
   return 1;
@@ -271,13 +296,17 @@ Result<lua_State*> open_state(const std::string& path, const ScriptTarget& targe
   }
   lua_settop(L, 0);
   const std::string chunk = "@" + path;
+  const std::string short_name = short_source(L, chunk);
+  lua_settop(L, 0);
   lua_pushlstring(L, chunk.data(), chunk.size());
-  lua_pushcclosure(L, on_error, 1);  // kHandlerSlot
+  lua_pushlstring(L, short_name.data(), short_name.size());
+  lua_pushcclosure(L, on_error, 2);  // kHandlerSlot
   if (path.empty()) return L;
 
   if (luaL_loadfile(L, path.c_str()) != 0) {
     std::string message = lua_tostring(L, -1) != nullptr ? lua_tostring(L, -1) : "unknown error";
     lua_close(L);
+    restore_path(message, short_name, path);
     return make_error(message);
   }
   Status ran = call_protected(L, 0, 0);
@@ -313,7 +342,9 @@ Status call_protected(lua_State* L, int nargs, int nresults) {
     lua_pushvalue(L, function);
     lua_Debug ar;
     if (lua_getinfo(L, ">S", &ar) != 0 && ar.linedefined > 0) {
-      add_function_position(message, ar.short_src, ar.linedefined);
+      // The whole path of a file chunk, as restore_path gave the message.
+      add_function_position(message, ar.source[0] == '@' ? ar.source + 1 : ar.short_src,
+                            ar.linedefined);
     }
   }
   lua_settop(L, function - 1);

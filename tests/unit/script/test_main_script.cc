@@ -269,8 +269,17 @@ TEST(MainScript, DoneGetsTheSummaryAndStatistics) {
   testing::internal::CaptureStdout();  // the objects kept from the first call are dead now
   done = run.main->done(summary, latency, requests);
   const std::string after = testing::internal::GetCapturedStdout();
-  EXPECT_EQ(after, "after: " + script_path("stats_done.lua") +
-                       ":8: statistics are only available during done()\n");
+  // The script caught the error with pcall: Lua itself positioned it, naming the file as LuaJIT
+  // does (a long path keeps only its tail, behind "...").
+  const std::string path = script_path("stats_done.lua");
+  const std::string tail = ":8: statistics are only available during done()\n";
+  ASSERT_GT(after.size(), std::string("after: ").size() + tail.size());
+  EXPECT_EQ(after.rfind("after: ", 0), 0u) << after;
+  EXPECT_EQ(after.substr(after.size() - tail.size()), tail);
+  std::string name = after.substr(7, after.size() - 7 - tail.size());
+  if (name.rfind("...", 0) == 0) name.erase(0, 3);
+  ASSERT_LE(name.size(), path.size());
+  EXPECT_EQ(path.substr(path.size() - name.size()), name) << after;
 }
 
 TEST(MainScript, ReportScriptWritesPercentilesWithIoWrite) {
