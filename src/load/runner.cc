@@ -354,14 +354,21 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
   }
   uint64_t last_end_ns = measure_start_ns;
   bool all_gave_up = true;
+  if (workers.size() > 1) {
+    size_t logged = 0;
+    for (const auto& w : workers) logged += w->request_log().size();
+    result.request_log.reserve(logged);
+  }
   for (auto& w : workers) {
     result.add(w->recorder());
     result.add_tags(w->tags());
     result.rate_samples.merge(w->rate_samples());
     if (result.script_error.empty()) result.script_error = w->script_error();
-    for (RequestRecord rec : w->request_log()) {
-      rec.start_unix_ns = rec.start_unix_ns - start_ns + start_unix_ns;  // monotonic -> wall
-      result.request_log.push_back(rec);
+    if (workers.size() == 1) {
+      result.request_log = w->take_request_log();  // no copy: ab's log can be millions long
+    } else {
+      const std::vector<RequestRecord> log = w->take_request_log();  // freed after appending
+      result.request_log.insert(result.request_log.end(), log.begin(), log.end());
     }
     if (w->first_body_bytes() >= 0 && result.document_length < 0) {
       result.server_software = w->first_server();
@@ -374,6 +381,9 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
     result.backlog += w->backlog();
   }
   result.duration_ns = last_end_ns - measure_start_ns;
+  for (RequestRecord& rec : result.request_log) {
+    rec.start_unix_ns = rec.start_unix_ns - start_ns + start_unix_ns;  // monotonic -> wall
+  }
   std::stable_sort(result.request_log.begin(), result.request_log.end(),
                    [](const RequestRecord& a, const RequestRecord& b) {
                      return a.start_unix_ns < b.start_unix_ns;
@@ -416,8 +426,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
   if (script_out != nullptr) *script_out = std::move(script);
   if (threads > usable_cpus()) {
     result.notes.push_back("more worker threads (" + std::to_string(threads) +
-                           ") than CPU cores (" +
-                           std::to_string(usable_cpus()) + ")");
+                           ") than CPU cores (" + std::to_string(usable_cpus()) + ")");
   }
   return result;
 }

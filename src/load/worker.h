@@ -118,6 +118,8 @@ class Worker {
   // Why a script stopped the run ("" if it did not): a runtime error in request() or response().
   const std::string& script_error() const { return script_error_; }
   const std::vector<RequestRecord>& request_log() const { return request_log_; }
+  // After the run: hands the log over (the runner merges without holding two copies).
+  std::vector<RequestRecord> take_request_log() { return std::move(request_log_); }
   // The first response's Server field ("" if none) and body length (-1: no response captured).
   const std::string& first_server() const { return first_server_; }
   int64_t first_body_bytes() const { return first_body_bytes_; }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <tuple>
 
 #include "stats/error_class.h"
 
@@ -47,12 +48,17 @@ struct TimesRow {
 };
 
 // ab's median: for an odd count above one it averages the middle element and the one after it
-// (ab's off-by-one, kept); otherwise it takes element n/2. `value` reads the sorted samples.
+// (ab's off-by-one, kept); otherwise it takes element n/2 of the values in sorted order. Found by
+// selection, O(n), instead of the sort ab does: only the values matter, not the order of ties.
 template <typename Fn>
-int64_t ab_median(const std::vector<AbSample>& sorted, Fn value) {
-  const size_t n = sorted.size();
-  if (n > 1 && n % 2 == 1) return (value(sorted[n / 2]) + value(sorted[n / 2 + 1])) / 2;
-  return value(sorted[n / 2]);
+int64_t ab_median(const std::vector<AbSample>& samples, Fn value, std::vector<int64_t>& scratch) {
+  scratch.clear();
+  for (const AbSample& s : samples) scratch.push_back(value(s));
+  const size_t n = scratch.size();
+  const auto mid = scratch.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  std::nth_element(scratch.begin(), mid, scratch.end());
+  if (n > 1 && n % 2 == 1) return (*mid + *std::min_element(mid + 1, scratch.end())) / 2;
+  return *mid;
 }
 
 template <typename Fn>
@@ -179,31 +185,38 @@ std::string render_ab_benchmarking(std::string_view hostname, std::string_view p
 }
 
 std::vector<AbSample> ab_samples(const std::vector<RequestRecord>& log) {
-  std::vector<const RequestRecord*> done;
-  done.reserve(log.size());
-  for (const RequestRecord& r : log) done.push_back(&r);
-  // ab files each request when it completes.
-  std::stable_sort(done.begin(), done.end(), [](const RequestRecord* a, const RequestRecord* b) {
-    return a->start_unix_ns + a->total_ns < b->start_unix_ns + b->total_ns;
+  // ab files each request when it completes, then sorts the array by connect, processing, waiting
+  // and total time in turn, each sort stable (glibc's qsort merges). The final order is one sort
+  // by the key (total, waiting, processing, connect, completion time, log position): the same
+  // order at a fifth of the cost, which matters for a log of millions of requests.
+  struct Keyed {
+    AbSample s;
+    uint64_t end_ns = 0;
+    size_t index = 0;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(log.size());
+  for (size_t i = 0; i < log.size(); ++i) {
+    const RequestRecord& r = log[i];
+    Keyed k;
+    k.s.start_us = static_cast<int64_t>(r.start_unix_ns / 1000);
+    k.s.ctime_us = static_cast<int64_t>(r.connect_ns / 1000);
+    k.s.time_us = std::max(k.s.ctime_us, static_cast<int64_t>(r.total_ns / 1000));
+    k.s.wait_us = static_cast<int64_t>(r.wait_ns / 1000);
+    k.end_ns = r.start_unix_ns + r.total_ns;
+    k.index = i;
+    keyed.push_back(k);
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    const auto key = [](const Keyed& k) {
+      return std::make_tuple(total_of(k.s), wait_of(k.s), processing_of(k.s), ctime_of(k.s),
+                             k.end_ns, k.index);
+    };
+    return key(a) < key(b);
   });
   std::vector<AbSample> samples;
-  samples.reserve(done.size());
-  for (const RequestRecord* r : done) {
-    AbSample s;
-    s.start_us = static_cast<int64_t>(r->start_unix_ns / 1000);
-    s.ctime_us = static_cast<int64_t>(r->connect_ns / 1000);
-    s.time_us = std::max(s.ctime_us, static_cast<int64_t>(r->total_ns / 1000));
-    s.wait_us = static_cast<int64_t>(r->wait_ns / 1000);
-    samples.push_back(s);
-  }
-  auto by = [&samples](auto key) {
-    std::stable_sort(samples.begin(), samples.end(),
-                     [key](const AbSample& a, const AbSample& b) { return key(a) < key(b); });
-  };
-  by(ctime_of);
-  by(processing_of);
-  by(wait_of);
-  by(total_of);
+  samples.reserve(keyed.size());
+  for (const Keyed& k : keyed) samples.push_back(k.s);
   return samples;
 }
 
@@ -323,23 +336,16 @@ std::string render_ab_report(const RunResult& result, const std::vector<AbSample
   }
   if (done == 0) return out;
 
-  // The medians read the samples in each sort order ab uses; `samples` ends sorted by total.
-  std::vector<AbSample> sorted = samples;
-  auto sort_by = [&sorted](auto key) {
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [key](const AbSample& a, const AbSample& b) { return key(a) < key(b); });
-  };
   TimesRow connect = times_row(samples, ctime_of);
   TimesRow processing = times_row(samples, processing_of);
   TimesRow waiting = times_row(samples, wait_of);
   TimesRow total = times_row(samples, total_of);
-  sort_by(ctime_of);
-  connect.median = round_ms(ab_median(sorted, ctime_of));
-  sort_by(processing_of);
-  processing.median = round_ms(ab_median(sorted, processing_of));
-  sort_by(wait_of);
-  waiting.median = round_ms(ab_median(sorted, wait_of));
-  total.median = round_ms(ab_median(samples, total_of));
+  std::vector<int64_t> scratch;
+  scratch.reserve(samples.size());
+  connect.median = round_ms(ab_median(samples, ctime_of, scratch));
+  processing.median = round_ms(ab_median(samples, processing_of, scratch));
+  waiting.median = round_ms(ab_median(samples, wait_of, scratch));
+  total.median = round_ms(ab_median(samples, total_of, scratch));
 
   out += "\nConnection Times (ms)\n";
   const std::pair<const char*, const TimesRow*> rows[] = {{"Connect:    ", &connect},

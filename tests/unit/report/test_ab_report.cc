@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <string>
@@ -79,6 +81,77 @@ TEST(AbReport, SamplesInAbsFinalOrder) {
   EXPECT_EQ(s[0].ctime_us, 800);
   EXPECT_EQ(s[0].wait_us, 1000);
   EXPECT_EQ(s[0].start_us, static_cast<int64_t>(kStartNs / 1000 + 2000));
+}
+
+// ab's own procedure, step by step: completion order, then stable sorts by connect, processing,
+// waiting and total time; medians read from each sorted order (with ab's odd-count quirk).
+// ab_samples() and the report reach the same order and medians by other means.
+TEST(AbReport, SamplesAndMediansMatchAbsSortChainWithTies) {
+  std::srand(7);
+  for (int round = 0; round < 200; ++round) {
+    RunResult r = three_requests();
+    r.request_log.clear();
+    const int n = 1 + std::rand() % 40;
+    for (int i = 0; i < n; ++i) {
+      // Few distinct values (whole milliseconds), so that ties are everywhere.
+      const uint64_t connect = static_cast<uint64_t>(std::rand() % 3) * kMs;
+      const uint64_t wait = static_cast<uint64_t>(std::rand() % 3) * kMs;
+      const uint64_t total = connect + wait + static_cast<uint64_t>(std::rand() % 3) * kMs;
+      r.request_log.push_back(
+          record(static_cast<uint64_t>(std::rand() % 4) * kMs, connect, wait, total, 100, 200));
+    }
+    std::vector<AbSample> ref;
+    std::vector<const RequestRecord*> done;
+    for (const RequestRecord& rec : r.request_log) done.push_back(&rec);
+    std::stable_sort(done.begin(), done.end(), [](const RequestRecord* a, const RequestRecord* b) {
+      return a->start_unix_ns + a->total_ns < b->start_unix_ns + b->total_ns;
+    });
+    for (const RequestRecord* rec : done) {
+      AbSample a;
+      a.start_us = static_cast<int64_t>(rec->start_unix_ns / 1000);
+      a.ctime_us = static_cast<int64_t>(rec->connect_ns / 1000);
+      a.time_us = std::max(a.ctime_us, static_cast<int64_t>(rec->total_ns / 1000));
+      a.wait_us = static_cast<int64_t>(rec->wait_ns / 1000);
+      ref.push_back(a);
+    }
+    const auto median = [&ref](auto key) {
+      std::stable_sort(ref.begin(), ref.end(),
+                       [&](const AbSample& a, const AbSample& b) { return key(a) < key(b); });
+      const size_t m = ref.size();
+      const int64_t v =
+          m > 1 && m % 2 == 1 ? (key(ref[m / 2]) + key(ref[m / 2 + 1])) / 2 : key(ref[m / 2]);
+      return (v + 500) / 1000;
+    };
+    const int64_t med_connect = median([](const AbSample& a) { return a.ctime_us; });
+    const int64_t med_processing = median([](const AbSample& a) { return a.time_us - a.ctime_us; });
+    const int64_t med_wait = median([](const AbSample& a) { return a.wait_us; });
+    const int64_t med_total = median([](const AbSample& a) { return a.time_us; });
+
+    const std::vector<AbSample> got = ab_samples(r.request_log);
+    ASSERT_EQ(got.size(), ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) {
+      ASSERT_EQ(got[i].start_us, ref[i].start_us) << "round " << round << " index " << i;
+      ASSERT_EQ(got[i].ctime_us, ref[i].ctime_us);
+      ASSERT_EQ(got[i].time_us, ref[i].time_us);
+      ASSERT_EQ(got[i].wait_us, ref[i].wait_us);
+    }
+    r.counters.completed = static_cast<uint64_t>(n);
+    const std::string text = render_ab_report(r, got, options());
+    const auto median_column = [&text](const char* label) {
+      const size_t at = text.find(label);
+      EXPECT_NE(at, std::string::npos) << label;
+      long long min = 0, mean = 0, med = 0, max = 0;
+      double sd = 0;
+      EXPECT_EQ(std::sscanf(text.c_str() + at + 12, "%lld %lld %lf %lld %lld", &min, &mean, &sd,
+                            &med, &max),
+                5);
+      return static_cast<int64_t>(med);
+    };
+    EXPECT_EQ(median_column("Connect:    "), med_connect) << "round " << round;
+    EXPECT_EQ(median_column("Processing: "), med_processing) << "round " << round;
+    EXPECT_EQ(median_column("Waiting:    "), med_wait) << "round " << round;
+    EXPECT_EQ(median_column("Total:      "), med_total) << "round " << round;
+  }
 }
 
 TEST(AbReport, FullReport) {
