@@ -55,6 +55,7 @@ BASE_TOOL = {"http": "wrk", "h2tls": "h2load", "h1tls": "h2load"}
 DEFAULT_TLS_SUITE = "TLS_AES_128_GCM_SHA256"
 TLS12_CIPHERS = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+AB_COUNT = 0  # --ab-count: ab and hail-ab run `-n AB_COUNT` instead of being bounded by -t
 
 # files served by nginx: key -> (name, size in bytes or None for the small HTML page)
 FILES = {
@@ -253,6 +254,43 @@ def parse_scenarios(spec, conns, dur, streams=10):
     return out
 
 
+class ClientQuota:
+    """--client-quota PCT: the generator runs in a CPU cgroup capped at PCT % of one CPU, so that
+    the client, not nginx, is the limit (requests/s then measure the client's efficiency). cgroup
+    v2 (cpu.max) where the cpu controller is there, else v1 (cpu.cfs_quota_us); needs root."""
+
+    PERIOD_US = 100000
+
+    def __init__(self, pct):
+        quota = int(self.PERIOD_US * pct / 100)
+        v2 = Path("/sys/fs/cgroup")
+        name = "hail-bench-client-%d" % os.getpid()
+        controllers = v2 / "cgroup.controllers"
+        if controllers.exists() and "cpu" in controllers.read_text().split():
+            try:
+                (v2 / "cgroup.subtree_control").write_text("+cpu")
+            except OSError:
+                pass
+            self.dir = v2 / name
+            self.dir.mkdir()
+            (self.dir / "cpu.max").write_text("%d %d" % (quota, self.PERIOD_US))
+        else:
+            self.dir = v2 / "cpu" / name
+            self.dir.mkdir()
+            (self.dir / "cpu.cfs_period_us").write_text(str(self.PERIOD_US))
+            (self.dir / "cpu.cfs_quota_us").write_text(str(quota))
+
+    def wrap(self, argv):
+        # the shell joins the cgroup, then becomes the generator (same pid: wait4 and /proc still see it)
+        return ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(self.dir)] + argv
+
+    def close(self):
+        try:
+            self.dir.rmdir()
+        except OSError:
+            pass
+
+
 def tool_command(tool, sc, url, hail, conns=None, dur=None, json_path=None):
     """(argv, stop_after): stop_after = seconds after which the harness sends SIGINT, or None.
 
@@ -282,7 +320,9 @@ def tool_command(tool, sc, url, hail, conns=None, dur=None, json_path=None):
         # h2load -D never ends when the server closes every connection: the harness stops it.
         return argv, (d if close else None)
     if tool == "ab":
-        return ["ab", "-q"] + ([] if close else ["-k"]) + ["-c%d" % c, "-t%d" % d, "-n", str(d * 1000000), url], None
+        # --ab-count N: ab's own way of bounding a run (-n N); otherwise -t bounds it like the others
+        bound = ["-n", str(AB_COUNT)] if AB_COUNT else ["-t%d" % d, "-n", str(d * 1000000)]
+        return ["ab", "-q"] + ([] if close else ["-k"]) + ["-c%d" % c] + bound + [url], None
     raise ValueError(tool)
 
 
@@ -526,6 +566,7 @@ CSV_FIELDS = [
 class Harness:
     def __init__(self, args):
         self.args = args
+        self.quota = None  # ClientQuota when --client-quota is given
         self.workdir = Path(tempfile.mkdtemp(prefix="hail-bench."))
         (self.workdir / "logs").mkdir()
         self.nginx = None
@@ -628,6 +669,8 @@ class Harness:
         json_path = logfile.with_suffix(".json") if (tool == "hail" and proto != "http") else None
         argv, stop_after = tool_command(tool, sc, url, a.hail, json_path=json_path)
         pinned = ["taskset", "-c", str(a.client_cpu)] + argv
+        if self.quota is not None:
+            pinned = self.quota.wrap(pinned)
         hard = sc.dur * 3 + 15
         lo, hi = (1.0, sc.dur - 1.0) if sc.dur >= 3 else (0.2, sc.dur * 0.8)
 
@@ -803,6 +846,9 @@ class Harness:
         print("- method: nginx 1 worker on CPU %d, generator -t1 on CPU %d; %d repetition(s), tool order rotating; "
               "requests counted by nginx stub_status; client CPU = user+sys of the generator (wait4)" % (
                   a.server_cpu, a.client_cpu, a.reps))
+        if a.client_quota:
+            print("- client capped at %g %% of one CPU (CPU cgroup quota, 100 ms period): the generator, not nginx, "
+                  "is the limit, so requests/s measure the client" % a.client_quota)
         if any(sc.tls for sc in scenarios):
             print("- TLS: nginx `ssl_protocols TLSv1.2 TLSv1.3`, TLS 1.3 suite %s only, self-signed ECDSA P-256 "
                   "certificate; h2tls: ALPN h2, %d streams per connection; ratios to h2load" % (
@@ -817,6 +863,9 @@ class Harness:
             sc = self.scenario_by_name[scname]
             tls = sc.tls
             bt = BASE_TOOL[sc.proto]  # wrk for the cleartext scenarios, h2load for TLS
+            ran = {r["tool"] for r in rs}
+            if bt not in ran and "ab" in ran:
+                bt = "ab"  # `--tools ab,hail-ab`: ratios to ab
             size = (self.nginx.www / FILES[sc.key][0]).stat().st_size
             print()
             print("## " + sc.describe(size))
@@ -1002,6 +1051,10 @@ def main():
                         "'none' for none (e.g. with --callgrind)")
     p.add_argument("--reps", type=int, default=3, help="repetitions (tool order rotates every repetition)")
     p.add_argument("--duration", type=int, default=5, help="seconds per run (Nk-conns runs always last 5 s)")
+    p.add_argument("--client-quota", type=float, default=0, metavar="PCT",
+                   help="cap the generator at PCT %% of one CPU (a cgroup; root) so that the client is the limit")
+    p.add_argument("--ab-count", type=int, default=0, metavar="N",
+                   help="ab and hail-ab send exactly N requests (ab -n N) instead of running for --duration")
     p.add_argument("--conns", type=int, default=50, help="connections per run (except Nk-conns)")
     p.add_argument("--tools", default="wrk,hail", help="comma-separated, from: " + ",".join(KNOWN_TOOLS))
     p.add_argument("--h2-streams", type=int, default=10,
@@ -1022,6 +1075,8 @@ def main():
                    help="retry a run when other processes used more than this %% of a CPU during it")
     p.add_argument("--retries", type=int, default=2, help="retries of a disturbed run")
     a = p.parse_args()
+    global AB_COUNT
+    AB_COUNT = a.ab_count
 
     if a.reps < 1 or a.duration < 1 or a.conns < 1 or a.h2_streams < 1:
         die("--reps, --duration, --conns and --h2-streams must be at least 1")
@@ -1079,6 +1134,11 @@ def main():
 
     h = Harness(a)
     h.scenario_by_name = {sc.name: sc for sc in scenarios}
+    if a.client_quota:
+        try:
+            h.quota = ClientQuota(a.client_quota)
+        except OSError as e:
+            die("--client-quota: cannot make a CPU cgroup (%s); it needs root and a cgroup cpu controller" % e)
 
     def on_term(signum, frame):
         raise KeyboardInterrupt
@@ -1108,6 +1168,8 @@ def main():
             h.print_tables()
         finally:
             h.close()
+            if h.quota is not None:
+                h.quota.close()
     if interrupted:
         sys.exit(130)
 
