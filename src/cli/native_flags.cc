@@ -506,6 +506,7 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
     auto url = parse_url(parsed->positionals[0]);
     if (!url) return url.error();
     run.url = url.value();
+    run.url_text = parsed->positionals[0];
   }
   if (Status st = apply_urls_file(run, urls_path, !parsed->positionals.empty(), mix_given); !st) {
     return st.error();

@@ -238,6 +238,7 @@ WrkParse parse_wrk_flags(const std::vector<std::string>& args) {
   }
 
   run.url = url.value();
+  run.url_text = cmd.url_text;
   run.request.path = run.url.path;
   run.request.authority = run.url.authority();
   run.threads = static_cast<uint32_t>(cmd.threads);

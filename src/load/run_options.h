@@ -21,7 +21,8 @@ enum class HttpProtocol : uint8_t { kAuto, kHttp1, kHttp2 };
 
 struct RunOptions {
   Url url;
-  RequestSpec request;  // method, headers, body, HTTP version, keep-alive
+  std::string url_text;  // the URL as typed, if any: a script's wrk.port and init()'s args[0]
+  RequestSpec request;   // method, headers, body, HTTP version, keep-alive
   uint32_t connections = 50;
   uint32_t threads = 0;                   // 0: one per core, never more than connections
   uint64_t duration_ns = 10'000'000'000;  // measured phase; 0 with requests > 0: no time limit

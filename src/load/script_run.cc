@@ -6,15 +6,46 @@
 
 namespace hail {
 
+namespace {
+
+// The port as the URL text spells it ("80" in http://h:80/), "" when the text names none.
+std::string typed_port(std::string_view text) {
+  size_t start = text.find("://");
+  if (start == std::string_view::npos) return "";
+  start += 3;
+  std::string_view authority = text.substr(start, text.find_first_of("/?#", start) - start);
+  if (const size_t at = authority.rfind('@'); at != std::string_view::npos) {
+    authority.remove_prefix(at + 1);
+  }
+  size_t colon = std::string_view::npos;
+  if (!authority.empty() && authority.front() == '[') {
+    const size_t close = authority.find(']');
+    if (close != std::string_view::npos && close + 1 < authority.size() &&
+        authority[close + 1] == ':') {
+      colon = close + 1;
+    }
+  } else {
+    colon = authority.rfind(':');
+  }
+  return colon == std::string_view::npos ? "" : std::string(authority.substr(colon + 1));
+}
+
+}  // namespace
+
 ScriptTarget script_target(const RunOptions& options) {
   ScriptTarget t;
   const Url& url = options.url;
   t.scheme = url.scheme;
   t.host = url.host;
-  // wrk.port is nil unless the URL names a port; hail's Url always carries one, so a default port
-  // counts as none (wrk's Host header then has no port either).
-  const uint16_t default_port = url.scheme == "https" ? 443 : 80;
-  t.port = url.port == default_port ? "" : std::to_string(url.port);
+  // wrk.port is the URL's port as typed, nil when it names none (wrk's Host header then has no
+  // port either, and with an explicit :80 it has one). Without the text (a --urls file), a default
+  // port counts as none.
+  if (!options.url_text.empty()) {
+    t.port = typed_port(options.url_text);
+  } else {
+    const uint16_t default_port = url.scheme == "https" ? 443 : 80;
+    t.port = url.port == default_port ? "" : std::to_string(url.port);
+  }
   t.method = options.request.method;
   t.path = url.path;
   t.headers = options.request.headers;
@@ -32,7 +63,7 @@ Result<std::unique_ptr<ScriptRun>> ScriptRun::prepare(const RunOptions& options,
   run->main_ = std::move(main.value());
   // init(args): args[0] is the URL, then the words after "--" (wrk's indexing).
   std::vector<std::string> args;
-  args.push_back(options.url.to_string());
+  args.push_back(options.url_text.empty() ? options.url.to_string() : options.url_text);
   args.insert(args.end(), options.script_args.begin(), options.script_args.end());
   for (uint32_t i = 0; i < threads; ++i) {
     auto thread = ThreadScript::load(options.script_path, target);
