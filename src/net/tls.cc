@@ -569,6 +569,14 @@ Result<std::unique_ptr<TlsServerContext>> TlsServerContext::create(const TlsServ
     return make_error(kKeyMismatch);
   }
   // Session tickets stay on (OpenSSL's default) so that clients can resume.
+  if (!config.ticket_keys.empty() &&
+      (config.ticket_keys.size() != kTicketKeysBytes ||
+       SSL_CTX_set_tlsext_ticket_keys(ctx.get(), const_cast<char*>(config.ticket_keys.data()),
+                                      static_cast<long>(kTicketKeysBytes)) != 1)) {
+    ERR_clear_error();
+    return make_error("invalid session-ticket keys (" + std::to_string(kTicketKeysBytes) +
+                      " bytes from new_ticket_keys() expected)");
+  }
   ERR_clear_error();
 
   std::unique_ptr<TlsServerContext> context(new TlsServerContext());

@@ -35,6 +35,9 @@ struct TlsServerConfig {
   std::vector<std::string> alpn;  // accepted, in the server's order of preference ({"h2", ...})
   int min_version = 0;            // TLS1_2_VERSION, ...; 0: OpenSSL's default
   int max_version = 0;            // 0: the highest OpenSSL supports
+  // Session-ticket keys (kTicketKeysBytes, from new_ticket_keys()) shared by every context of one
+  // server, so that a ticket issued by one reactor resumes on another; empty: per-context keys.
+  std::string ticket_keys;
 };
 
 // "1.0", "1.1", "1.2", "1.3" (also "tls1.2", "TLSv1.2") -> TLS1_x_VERSION; errors name the value.
@@ -85,5 +88,9 @@ struct PemPair {
   std::string key_pem;
 };
 Result<PemPair> generate_self_signed(const std::string& common_name);
+
+// Random session-ticket keys for TlsServerConfig::ticket_keys (name, HMAC and AES keys).
+constexpr size_t kTicketKeysBytes = 80;
+Result<std::string> new_ticket_keys();
 
 }  // namespace hail

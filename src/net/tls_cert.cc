@@ -1,10 +1,12 @@
-// generate_self_signed (net/tls.h): a throw-away EC P-256 certificate and key as PEM text, for the
-// built-in server and the tests. No shared state: any thread.
+// Server key material (net/tls.h): generate_self_signed, a throw-away EC P-256 certificate and key
+// as PEM text for the built-in server and the tests, and new_ticket_keys, random session-ticket
+// keys shared by a server's reactors. No shared state: any thread.
 #include <arpa/inet.h>
 #include <openssl/bn.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
 #include <openssl/x509v3.h>
 
 #include <memory>
@@ -161,6 +163,17 @@ Result<PemPair> generate_self_signed(const std::string& common_name) {
     return openssl_error("PEM encoding");
   }
   return PemPair{bio_text(cert_bio.get()), bio_text(key_bio.get())};
+}
+
+Result<std::string> new_ticket_keys() {
+  std::string keys(kTicketKeysBytes, '\0');
+  ERR_clear_error();
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(keys.data()), static_cast<int>(keys.size())) !=
+      1) {
+    ERR_clear_error();
+    return make_error("cannot make session-ticket keys: OpenSSL's random generator failed");
+  }
+  return keys;
 }
 
 }  // namespace hail

@@ -118,6 +118,11 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
     auto config = tls_config_for(options);
     if (!config) return config.error();
     tls_config = std::move(config.value());
+    // One set of ticket keys for all reactors: a client that reconnects resumes its session
+    // whichever reactor the kernel hands the new connection to.
+    auto keys = new_ticket_keys();
+    if (!keys) return keys.error();
+    tls_config.ticket_keys = std::move(keys.value());
     server->tls_ = true;
   }
 

@@ -161,21 +161,33 @@ class ProtocolsServeTest(unittest.TestCase):
             self.assertGreaterEqual(r.json["connections_opened"], 2000 // 100)
             self.assertGreaterEqual(after["h2_connections"] - before["h2_connections"], 20)
 
+    def check_reconnects_resume(self, srv, n):
+        """n requests, one connection each: every reconnect after the first resumes, as the server
+        counts it and as hail reports it. Returns the server's /stats afterwards."""
+        before = srv.stats()
+        r = run_hail(["--no-keepalive", "--h1", "-n", str(n), "-c", "1", "-t", "1", "-q",
+                      "--json", "-", srv.url + "/bytes/10"], timeout=30)
+        self.assertEqual(r.code, 0, describe(r))
+        after = srv.stats()
+        self.assertEqual(after["tls_handshakes"] - before["tls_handshakes"], n)
+        self.assertEqual(after["tls_resumed"] - before["tls_resumed"], n - 1)
+        self.assertEqual(r.json["tls"]["resumed"], n - 1)
+        return after
+
     def test_tls_h2_and_resumption_counted_by_the_server(self):
         with HailServer("--tls-self-signed", tls=True) as srv:
-            before = srv.stats()
-            r = run_hail(["--no-keepalive", "--h1", "-n", "30", "-c", "1", "-t", "1", "-q",
-                          "--json", "-", srv.url + "/bytes/10"], timeout=30)
-            self.assertEqual(r.code, 0, describe(r))
-            after = srv.stats()
-            self.assertEqual(after["tls_handshakes"] - before["tls_handshakes"], 30)
-            self.assertEqual(after["tls_resumed"] - before["tls_resumed"], 29)
-            self.assertEqual(r.json["tls"]["resumed"], 29)
+            after = self.check_reconnects_resume(srv, 30)
             r = run_hail(["-n", "1000", "-c", "2", "-t", "1", "--streams", "8", "-q", "--json",
                           "-", srv.url + "/bytes/100"], timeout=30)
             self.assertEqual(r.code, 0, describe(r))
             self.assertEqual(r.json["protocol"], "h2")
             self.assertEqual(srv.stats()["h2_streams"] - after["h2_streams"], 1000)
+
+    def test_resumption_across_the_servers_reactors(self):
+        """hail serve with two reactors: each reconnect lands on either (SO_REUSEPORT), and still
+        resumes, because the reactors share their session-ticket keys."""
+        with HailServer("--tls-self-signed", tls=True, threads=2) as srv:
+            self.check_reconnects_resume(srv, 40)
 
 
 if __name__ == "__main__":

@@ -304,16 +304,28 @@ struct Resumption {
   uint64_t resumed = 0;
 };
 
-// One client transport connects twice (detached in between) to the same server context.
-Resumption reconnect(bool resume, int max_version) {
+enum class SecondServer { kSame, kOwnKeys, kSharedKeys };
+
+// One client transport connects twice (detached in between): to the same server context, or the
+// second time to another context (a server's other reactor) with its own or with shared ticket
+// keys.
+Resumption reconnect(bool resume, int max_version, SecondServer second = SecondServer::kSame) {
   Resumption result;
-  auto server = make_server();
+  TlsServerConfig server_config;
+  if (second == SecondServer::kSharedKeys) {
+    auto keys = new_ticket_keys();
+    EXPECT_TRUE(keys.ok());
+    if (keys.ok()) server_config.ticket_keys = keys.value();
+  }
+  auto first_server = make_server(server_config);
+  auto other_server = second == SecondServer::kSame ? nullptr : make_server(server_config);
   TlsClientConfig config;
   config.resume = resume;
   config.max_version = max_version;
   config.sni = "hail.test";
   auto client = make_client(config);
-  if (!server || !client) return result;
+  if (!first_server || !client || (second != SecondServer::kSame && !other_server)) return result;
+  TlsServerContext* server = first_server.get();
   auto c = client->new_transport();
   {
     auto s = server->new_transport();
@@ -330,6 +342,7 @@ Resumption reconnect(bool resume, int max_version) {
     c->detach();
     s->detach();
   }
+  if (other_server) server = other_server.get();
   auto s = server->new_transport();
   SocketPair sockets;
   if (!succeeded(connect(*c, *s, sockets))) {
@@ -362,6 +375,20 @@ TEST(Tls, ResumesTls12SessionOnReconnect) {
   EXPECT_EQ(r.version, "TLSv1.2");
   EXPECT_EQ(r.handshakes, 2u);
   EXPECT_EQ(r.resumed, 1u);
+}
+
+TEST(Tls, ResumesOnAnotherContextSharingTicketKeys) {
+  for (const int max_version : {0, TLS1_2_VERSION}) {
+    SCOPED_TRACE(max_version);
+    const Resumption shared = reconnect(true, max_version, SecondServer::kSharedKeys);
+    EXPECT_TRUE(shared.second_resumed);
+    EXPECT_TRUE(shared.server_second_resumed);
+    EXPECT_EQ(shared.resumed, 1u);
+    // Each context's own keys: the ticket means nothing to the other one (a full handshake).
+    const Resumption own = reconnect(true, max_version, SecondServer::kOwnKeys);
+    EXPECT_FALSE(own.second_resumed);
+    EXPECT_EQ(own.resumed, 0u);
+  }
 }
 
 TEST(Tls, NoResumptionWhenDisabled) {

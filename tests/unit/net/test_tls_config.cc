@@ -101,6 +101,17 @@ TEST(Tls, ServerConfigErrors) {
   config.key_pem = "garbage";
   EXPECT_EQ(server_error(config).rfind("invalid TLS key PEM: ", 0), 0u);
 
+  config.key_pem = test_pair().key_pem;
+  config.ticket_keys = "short";
+  EXPECT_EQ(server_error(config),
+            "invalid session-ticket keys (80 bytes from new_ticket_keys() expected)");
+  auto keys = new_ticket_keys();
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(keys->size(), kTicketKeysBytes);
+  EXPECT_NE(keys.value(), new_ticket_keys().value());
+  config.ticket_keys = keys.value();
+  EXPECT_EQ(server_error(config), "<ok>");
+
   config = {};
   config.cert_file = "/nonexistent/cert.pem";
   config.key_file = "/nonexistent/key.pem";
