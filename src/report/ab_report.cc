@@ -188,35 +188,30 @@ std::vector<AbSample> ab_samples(const std::vector<RequestRecord>& log) {
   // ab files each request when it completes, then sorts the array by connect, processing, waiting
   // and total time in turn, each sort stable (glibc's qsort merges). The final order is one sort
   // by the key (total, waiting, processing, connect, completion time, log position): the same
-  // order at a fifth of the cost, which matters for a log of millions of requests.
-  struct Keyed {
-    AbSample s;
-    uint64_t end_ns = 0;
-    size_t index = 0;
-  };
-  std::vector<Keyed> keyed;
-  keyed.reserve(log.size());
+  // order at a fifth of the cost, in place, which matters for a log of millions of requests.
+  std::vector<AbSample> samples;
+  samples.reserve(log.size());
   for (size_t i = 0; i < log.size(); ++i) {
     const RequestRecord& r = log[i];
-    Keyed k;
-    k.s.start_us = static_cast<int64_t>(r.start_unix_ns / 1000);
-    k.s.ctime_us = static_cast<int64_t>(r.connect_ns / 1000);
-    k.s.time_us = std::max(k.s.ctime_us, static_cast<int64_t>(r.total_ns / 1000));
-    k.s.wait_us = static_cast<int64_t>(r.wait_ns / 1000);
-    k.end_ns = r.start_unix_ns + r.total_ns;
-    k.index = i;
-    keyed.push_back(k);
+    AbSample s;
+    s.start_us = static_cast<int64_t>(r.start_unix_ns / 1000);
+    s.ctime_us = static_cast<int64_t>(r.connect_ns / 1000);
+    s.time_us = std::max(s.ctime_us, static_cast<int64_t>(r.total_ns / 1000));
+    s.wait_us = static_cast<int64_t>(r.wait_ns / 1000);
+    s.log_index = i;
+    samples.push_back(s);
   }
-  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
-    const auto key = [](const Keyed& k) {
-      return std::make_tuple(total_of(k.s), wait_of(k.s), processing_of(k.s), ctime_of(k.s),
-                             k.end_ns, k.index);
+  std::sort(samples.begin(), samples.end(), [&log](const AbSample& a, const AbSample& b) {
+    const auto key = [](const AbSample& s) {
+      return std::make_tuple(total_of(s), wait_of(s), processing_of(s), ctime_of(s));
     };
-    return key(a) < key(b);
+    if (key(a) != key(b)) return key(a) < key(b);
+    const RequestRecord& ra = log[a.log_index];
+    const RequestRecord& rb = log[b.log_index];
+    const uint64_t end_a = ra.start_unix_ns + ra.total_ns;
+    const uint64_t end_b = rb.start_unix_ns + rb.total_ns;
+    return end_a != end_b ? end_a < end_b : a.log_index < b.log_index;
   });
-  std::vector<AbSample> samples;
-  samples.reserve(keyed.size());
-  for (const Keyed& k : keyed) samples.push_back(k.s);
   return samples;
 }
 

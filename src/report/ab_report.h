@@ -4,6 +4,7 @@
 // their arguments (the gnuplot file uses the local time zone, as ab does); any thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -36,6 +37,7 @@ struct AbSample {
   int64_t ctime_us = 0;  // connect
   int64_t time_us = 0;   // start -> response complete
   int64_t wait_us = 0;   // request written -> first response byte
+  size_t log_index = 0;  // position in the request log it came from
 };
 
 // The request log as ab's array ends up after its report: in order of completion, then sorted by
