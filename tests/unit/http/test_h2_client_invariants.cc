@@ -8,13 +8,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "http/h2_client_session.h"
 #include "http/request.h"
+#include "unit/http/allocation_counter.h"
 #include "unit/http/h2_test_server.h"
 
 namespace hail {
@@ -30,10 +30,6 @@ using test::H2TestServer;
 using test::Link;
 using test::pattern;
 
-// Counts C++ allocations while set (nghttp2 allocates with malloc, which this does not see).
-bool g_counting = false;
-size_t g_allocations = 0;
-
 class CountingListener final : public SessionListener {
  public:
   void on_first_byte(uint32_t) override {}
@@ -47,34 +43,34 @@ TEST(H2ClientSession, SteadyStateAllocatesNothingOfItsOwn) {
   ASSERT_EQ(link.pump(), SessionStatus::kOk);
   const RequestTemplate req = get("/200?len=2000", "POST", pattern(300));
   CountingListener listener;
-  size_t warm = 0;
+  uint64_t warm = 0;
   for (int round = 0; round < 100; ++round) {
-    if (round == 50) warm = g_allocations;
-    g_counting = true;
+    if (round == 50) warm = test::allocations();
+    test::count_allocations(true);
     for (uint32_t slot = 0; link.client.capacity() > 0; ++slot) link.client.submit(slot, req);
-    g_counting = false;
+    test::count_allocations(false);
     for (bool progress = true; progress;) {
-      g_counting = true;
+      test::count_allocations(true);
       const std::string_view out = link.client.pending_output();
-      g_counting = false;
+      test::count_allocations(false);
       ASSERT_TRUE(link.server.recv(out));
-      g_counting = true;
+      test::count_allocations(true);
       link.client.consume_output(out.size());
-      g_counting = false;
+      test::count_allocations(false);
       const std::string in = link.server.send();
-      g_counting = true;
+      test::count_allocations(true);
       ASSERT_EQ(link.client.feed(in.data(), in.size(), listener), SessionStatus::kOk);
-      g_counting = false;
+      test::count_allocations(false);
       progress = !out.empty() || !in.empty();
     }
   }
   EXPECT_EQ(listener.outcomes, 400u);
-  EXPECT_EQ(g_allocations - warm, 0u);
+  EXPECT_EQ(test::allocations() - warm, 0u);
   // The counter does count.
-  g_counting = true;
+  test::count_allocations(true);
   auto probe = std::make_unique<std::string>(100, 'x');
-  g_counting = false;
-  EXPECT_GE(g_allocations - warm, 1u);
+  test::count_allocations(false);
+  EXPECT_GE(test::allocations() - warm, 1u);
 }
 
 // A fresh client fed `in` cut at `cuts` and always right after the server's first frame (its
@@ -188,16 +184,3 @@ TEST(H2ClientSession, DISABLED_WriteFuzzCorpus) {
 
 }  // namespace
 }  // namespace hail
-
-__attribute__((noinline)) void* operator new(size_t bytes) {
-  if (hail::g_counting) ++hail::g_allocations;
-  if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
-  throw std::bad_alloc();
-}
-// Not inlined: GCC would otherwise pair its own operator new with this free() and warn.
-__attribute__((noinline)) void operator delete(void* p) noexcept {
-  std::free(p);
-}
-__attribute__((noinline)) void operator delete(void* p, size_t) noexcept {
-  std::free(p);
-}

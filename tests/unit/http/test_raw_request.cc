@@ -3,9 +3,7 @@
 // parsing a rendered request gives the template make_request_template builds.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <iterator>
-#include <new>
 #include <random>
 #include <string>
 #include <utility>
@@ -13,6 +11,7 @@
 
 #include "http/raw_request.h"
 #include "http/request.h"
+#include "unit/http/allocation_counter.h"
 
 namespace hail {
 namespace {
@@ -213,10 +212,6 @@ TEST(ParseRawRequests, Errors) {
   }
 }
 
-// Counts C++ allocations while set.
-bool g_counting = false;
-size_t g_allocations = 0;
-
 TEST(ParseRawRequests, ReusesTheTemplatesWithoutAllocating) {
   const std::string three =
       "GET /first HTTP/1.1\r\nHost: h\r\nX-Long-Header-Name: a value long enough to be on the "
@@ -237,13 +232,13 @@ TEST(ParseRawRequests, ReusesTheTemplatesWithoutAllocating) {
   EXPECT_TRUE(out[0].close_after);
   ASSERT_TRUE(parse_raw_requests(three, "http", &out).ok());
   ASSERT_TRUE(parse_raw_requests(three, "http", &out).ok());
-  g_counting = true;
-  const size_t before = g_allocations;
+  test::count_allocations(true);
+  const uint64_t before = test::allocations();
   for (int i = 0; i < 100; ++i) {
     if (!parse_raw_requests(three, "http", &out).ok()) break;
   }
-  const size_t allocations = g_allocations - before;
-  g_counting = false;
+  const uint64_t allocations = test::allocations() - before;
+  test::count_allocations(false);
   EXPECT_EQ(allocations, 0u);
   ASSERT_EQ(out.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
@@ -333,16 +328,3 @@ TEST(ParseRawRequests, ARenderedRequestGivesTheTemplateMakeRequestTemplateBuilds
 
 }  // namespace
 }  // namespace hail
-
-__attribute__((noinline)) void* operator new(size_t bytes) {
-  if (hail::g_counting) ++hail::g_allocations;
-  if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
-  throw std::bad_alloc();
-}
-// Not inlined: GCC would otherwise pair its own operator new with this free() and warn.
-__attribute__((noinline)) void operator delete(void* p) noexcept {
-  std::free(p);
-}
-__attribute__((noinline)) void operator delete(void* p, size_t) noexcept {
-  std::free(p);
-}

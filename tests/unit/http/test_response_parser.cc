@@ -3,36 +3,14 @@
 // response in steady state.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cstdint>
-#include <cstdlib>
-#include <new>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "http/response_parser.h"
+#include "unit/http/allocation_counter.h"
 #include "unit/http/feed_harness.h"
-
-// Counting global allocator: lets a test assert that the steady-state path never allocates.
-// GCC 12 at -O2 sees through the replaced operators and warns that free() gets a pointer from
-// operator new; here both are ours and both use malloc/free, so the pairing is right.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<uint64_t> g_allocations{0};
-}  // namespace
-
-void* operator new(size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, size_t) noexcept {
-  std::free(p);
-}
 
 namespace hail::test {
 namespace {
@@ -387,13 +365,16 @@ TEST(ResponseParser, NoAllocationPerResponseInSteadyState) {
     p.begin_response(false);
     feed(p, nginx);
   }
-  const uint64_t before = g_allocations.load();
+  test::count_allocations(true);
+  const uint64_t before = test::allocations();
   for (int i = 0; i < 1000; ++i) {
     p.begin_response(false);
     ParseResult r = feed(p, i % 2 ? nginx : chunked);
     ASSERT_EQ(r.status, ParseStatus::kComplete);
   }
-  EXPECT_EQ(g_allocations.load() - before, 0u);
+  const uint64_t allocated = test::allocations() - before;
+  test::count_allocations(false);
+  EXPECT_EQ(allocated, 0u);
 }
 
 TEST(ResponseParser, NoAllocationForSplitHeadsInSteadyState) {
@@ -410,9 +391,12 @@ TEST(ResponseParser, NoAllocationForSplitHeadsInSteadyState) {
     EXPECT_EQ(r.consumed, s.size() - cut);
   };
   for (size_t cut = 1; cut < 80; ++cut) feed_split(cut);  // warm up: the buffer grows once
-  const uint64_t before = g_allocations.load();
+  test::count_allocations(true);
+  const uint64_t before = test::allocations();
   for (int i = 0; i < 200; ++i) feed_split(1 + static_cast<size_t>(i) % 79);
-  EXPECT_EQ(g_allocations.load() - before, 0u);
+  const uint64_t allocated = test::allocations() - before;
+  test::count_allocations(false);
+  EXPECT_EQ(allocated, 0u);
 }
 
 TEST(ResponseParser, SplitHeadErrorIsReportedInTheFeedThatShowsIt) {
