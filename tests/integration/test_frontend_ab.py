@@ -9,13 +9,12 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
-import threading
 import time
 import unittest
 
+from capture_server import CaptureServer
 from support import HailRun, HailServer, free_port, hail_bin, run_hail
 
 
@@ -351,60 +350,6 @@ class AbReportTest(unittest.TestCase):
             real = run_ab(["-n", "1", "http://nonexistent.invalid/"])
             self.assertEqual((real.code, real.stdout, real.stderr),
                              (run.code, run.stdout, run.stderr))
-
-
-class CaptureServer:
-    """Accepts connections one at a time, records each request head exactly, answers with a small
-    HTTP/1.0 response and closes."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.1)  # accept() polls self.stop this often
-        self.port = self.sock.getsockname()[1]
-        self.requests = []
-        self.thread = threading.Thread(target=self.serve, daemon=True)
-        self.stop = False
-
-    def serve(self):
-        while not self.stop:
-            try:
-                conn, _ = self.sock.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(5)
-                data = b""
-                try:
-                    while b"\r\n\r\n" not in data:
-                        chunk = conn.recv(4096)
-                        if not chunk:
-                            break
-                        data += chunk
-                    m = re.search(rb"\r\ncontent-length: *(\d+)", data, re.IGNORECASE)
-                    length = int(m.group(1)) if m else 0
-                    while len(data.split(b"\r\n\r\n", 1)[-1]) < length:
-                        chunk = conn.recv(4096)
-                        if not chunk:
-                            break
-                        data += chunk
-                    self.requests.append(data)
-                    conn.sendall(b"HTTP/1.0 200 OK\r\nServer: capture\r\nContent-Length: 2\r\n"
-                                 b"\r\nok")
-                except OSError:
-                    pass
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop = True
-        self.thread.join(5)
-        self.sock.close()
 
 
 def fields(request):

@@ -6,14 +6,13 @@ against the server's own counts instead."""
 
 import os
 import re
-import socket
 import struct
 import subprocess
 import tempfile
-import threading
 import time
 import unittest
 
+from capture_server import CaptureServer
 from support import HailRun, HailServer, free_port, hail_bin, run_hail
 
 COPYRIGHT = ("Webbench - Simple Web Benchmark 1.5\n"
@@ -52,78 +51,6 @@ def parse_report(test, run):
     m = REPORT.fullmatch(run.stdout)
     test.assertIsNotNone(m, run.stdout)
     return m
-
-
-class CaptureServer:
-    """Accepts connections one at a time (webbench's clients each use one at a time), records the
-    bytes of each request exactly, answers and closes, as an HTTP/1.0 server (or an HTTP/0.9 one
-    when the request line has no version) does. Also a stand-in for a proxy."""
-
-    def __init__(self):
-        self.sock = None
-        self.requests = []      # the bytes of each request
-        self.empty = 0          # connections closed without a byte (webbench's check connection)
-        self.stopping = threading.Event()
-        self.thread = None
-        self.lock = threading.Lock()
-
-    def __enter__(self):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(128)
-        self.sock.settimeout(0.1)
-        self.thread = threading.Thread(target=self._loop, daemon=True)
-        self.thread.start()
-        return self
-
-    @property
-    def port(self):
-        return self.sock.getsockname()[1]
-
-    def _read_request(self, conn):
-        data = b""
-        while True:
-            if b"\r\n\r\n" in data:
-                return data
-            if data.endswith(b"\r\n") and b" HTTP/" not in data.split(b"\r\n", 1)[0]:
-                return data  # HTTP/0.9: the request line alone
-            chunk = conn.recv(65536)
-            if not chunk:
-                return data
-            data += chunk
-
-    def _loop(self):
-        while not self.stopping.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(2)
-                try:
-                    data = self._read_request(conn)
-                    if data:
-                        http09 = b" HTTP/" not in data.split(b"\r\n", 1)[0]
-                        conn.sendall(b"ok" if http09 else
-                                     b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")
-                        conn.shutdown(socket.SHUT_WR)
-                        while conn.recv(65536):
-                            pass
-                except OSError:
-                    pass
-                with self.lock:
-                    if data:
-                        self.requests.append(data)
-                    else:
-                        self.empty += 1
-
-    def __exit__(self, *exc):
-        self.stopping.set()
-        self.sock.close()
-        self.thread.join(timeout=5)
-        return False
 
 
 class WebbenchRunTest(unittest.TestCase):
