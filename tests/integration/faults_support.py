@@ -10,9 +10,8 @@ import re
 import signal
 import subprocess
 import tempfile
-import threading
 
-from support import LOOPBACK, hail_bin, http_get, wait_until
+from support import LOOPBACK, hail_bin, http_get, read_line_within, wait_until
 
 TCP_ESTABLISHED = 1
 
@@ -44,15 +43,7 @@ class ServeProcess:
         self.stderr_file = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=self.stderr_file, start_new_session=True)
-        result = {}
-
-        def reader():
-            result["line"] = self.proc.stdout.readline().decode("utf-8", "replace")
-
-        t = threading.Thread(target=reader, daemon=True)
-        t.start()
-        t.join(self.ready_timeout)
-        line = result.get("line", "")
+        line = read_line_within(self.proc.stdout, self.ready_timeout) or ""
         m = re.fullmatch(r"listening on http://127\.0\.0\.1:(\d+)", line.strip())
         if not m:
             self._cleanup()

@@ -168,6 +168,20 @@ def http_get(port, path, timeout=5.0):
         conn.close()
 
 
+def read_line_within(stream, timeout):
+    """The first line of a process's output pipe as text ("" at EOF), or None when no line came
+    within timeout seconds (the reading thread is left behind, a daemon)."""
+    result = {}
+
+    def reader():
+        result["line"] = stream.readline().decode("utf-8", "replace")
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    t.join(timeout)
+    return None if t.is_alive() else result["line"]
+
+
 def _kill_group(proc, first_signal, timeout):
     """Sends first_signal to proc, waits up to `timeout`, then SIGKILLs proc's whole process group
     (the tests start their servers with start_new_session=True, so the group is theirs alone)."""
@@ -270,22 +284,15 @@ class HailServer:
         return self
 
     def _read_first_line(self):
-        result = {}
-
-        def reader():
-            result["line"] = self.proc.stdout.readline().decode("utf-8", "replace")
-
-        t = threading.Thread(target=reader, daemon=True)
-        t.start()
-        t.join(self.ready_timeout)
-        if t.is_alive():
+        line = read_line_within(self.proc.stdout, self.ready_timeout)
+        if line is None:
             raise AssertionError("hail serve printed no 'listening on' line within %ss; "
                                  "stderr: %s" % (self.ready_timeout, self._stderr()))
-        if not result["line"]:
+        if not line:
             self.proc.wait(timeout=5)
             raise AssertionError("hail serve exited (status %s) before listening; stderr: %s"
                                  % (self.proc.returncode, self._stderr()))
-        return result["line"]
+        return line
 
     def _stderr(self):
         if self.stderr_file is None:
