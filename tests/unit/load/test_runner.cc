@@ -420,16 +420,21 @@ TEST_F(RunnerTest, RateLadderWithWarmupHoldsTheFirstLevelFirst) {
   o.interval_ns = 200 * kNsPerMs;
   auto r = run_load(o, nullptr);
   ASSERT_TRUE(r.ok());
-  // Warm-up: 100 requests at 500/s, not counted; then exactly 200 + 400 planned and completed.
+  // Warm-up: 100 requests at 500/s, not counted; then exactly 200 + 400 planned and sent.
   EXPECT_EQ(server_->stats().requests, 700u);
-  EXPECT_EQ(r->counters.completed, 600u);
+  EXPECT_EQ(r->counters.attempted, 600u);
+  // The last ones (planned 1 ms apart up to the end) may still be in flight when the run stops on
+  // a busy machine (ASan): they are reported as such, not completed.
+  const uint64_t completed = r->counters.completed;
+  EXPECT_EQ(completed + r->counters.in_flight, 600u);
+  EXPECT_LE(r->counters.in_flight, 3u);
   ASSERT_EQ(r->steps.size(), 2u);
   // Rows count completions: on a busy machine a response may cross into the next step (or, for
   // the last warm-up request, past the warm-up, where it is not counted at all).
   EXPECT_NEAR(static_cast<double>(r->steps[0].completed), 200.0, 2.0);
-  EXPECT_EQ(r->steps[0].completed + r->steps[1].completed, 600u);
+  EXPECT_EQ(r->steps[0].completed + r->steps[1].completed, completed);
   EXPECT_NEAR(static_cast<double>(sum_completed(r->intervals, true)), 100.0, 2.0);
-  EXPECT_EQ(sum_completed(r->intervals, false), 600u);
+  EXPECT_EQ(sum_completed(r->intervals, false), completed);
   EXPECT_EQ(r->intervals.back().target_end, 1000.0);
   expect_accounting(r.value());
 }
