@@ -44,6 +44,7 @@ enum Flag {
   kLadder,
   kStepDuration,
   kThink,
+  kNoCoalesce,
   kInterval,
   kTimeseries,
   kH1,
@@ -91,6 +92,7 @@ constexpr FlagSpec kSpecs[] = {
     {kLadder, 0, "ladder", true},
     {kStepDuration, 0, "step-duration", true},
     {kThink, 0, "think", true},
+    {kNoCoalesce, 0, "no-coalesce", false},
     {kInterval, 0, "interval", true},
     {kTimeseries, 0, "timeseries", true},
     {kH1, 0, "h1", false},
@@ -354,6 +356,9 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
         run.think_ns = *v;
         break;
       }
+      case kNoCoalesce:
+        run.coalesce_wakeups = false;
+        break;
       case kInterval: {
         auto v = positive_duration(f);
         if (!v) return v.error();

@@ -39,6 +39,9 @@ Load:
       --repeat N        repeat the --stages / --ladder list N times (bursts)
       --think T         closed loop: pause T between a response and the connection's next
                         request (latency excludes it)
+      --no-coalesce     never nap before waiting: by default, with many responses due, a
+                        worker sleeps up to 1/32 of the latency (<= 50us) first and reads
+                        them in one wake-up (cheaper for the server; see README)
 Request:
   -m, --method M        request method (default GET, or POST when a body is given)
   -H, --header "N: v"   add a header (repeatable); replaces a default of the same name

@@ -398,6 +398,7 @@ void Connection::on_response_complete(uint32_t slot, int status, uint32_t interi
     }
     for (uint32_t i = 0; i < interim; ++i) rec.on_interim();
   }
+  w.on_response_latency(now_ns - s.send_ns);
   const uint64_t latency_ns = now_ns - (w.rate_mode() ? s.planned_ns : s.send_ns);
   w.window_complete(s.counted, status, latency_ns);
   if (s.counted && s.tag != RequestSource::kNoTag) w.tags().on_complete(s.tag, status, latency_ns);

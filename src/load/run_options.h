@@ -44,6 +44,9 @@ struct RunOptions {
   double stages_initial = 0;
   bool ladder = false;    // the stages came from --ladder (reports call them steps)
   uint64_t think_ns = 0;  // closed loop: pause between a response and the next request
+  // Workers nap briefly before blocking when many responses are due, reading several per wake-up
+  // (WakeCoalescer); --no-coalesce turns it off.
+  bool coalesce_wakeups = true;
   // Time series: one window per interval_ns (0: no series is kept).
   uint64_t interval_ns = 0;
 

@@ -283,6 +283,7 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
       cfg.seed = options.seed;
     }
     cfg.think_ns = options.think_ns;
+    cfg.coalesce_wakeups = options.coalesce_wakeups;
     cfg.interval_ns = options.interval_ns;
     cfg.step_boundaries_ns = step_boundaries_ns;
     cfg.start_ns = start_ns;
@@ -377,6 +378,8 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
     last_end_ns = std::max(last_end_ns, w->end_ns());
     result.max_worker_cpu_utilization =
         std::max(result.max_worker_cpu_utilization, w->cpu_utilization());
+    result.naps += w->naps();
+    result.max_nap_ns = std::max(result.max_nap_ns, w->max_nap_ns());
     all_gave_up = all_gave_up && w->gave_up();
     result.backlog += w->backlog();
   }

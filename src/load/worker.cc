@@ -26,7 +26,8 @@ uint64_t thread_cpu_ns() {
 Worker::Worker(WorkerConfig config)
     : config_(std::move(config)),
       connections_(std::max(config_.connections, config_.max_connections)),
-      read_buffer_(new char[kReadBufferBytes]) {
+      read_buffer_(new char[kReadBufferBytes]),
+      coalescer_(config_.coalesce_wakeups) {
   group_of_ = config_.connection_groups;
   group_of_.resize(connections_.size(), 0);
   source_ =
@@ -139,9 +140,10 @@ uint64_t Worker::think_ns_next() {
 }
 
 void Worker::run() {
-  // Rate mode plans sends to the microsecond: the default 50 us timer slack would add to every
-  // wake-up's lag, so ask the kernel for none on this thread.
-  if (rate_mode()) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  // Rate mode plans sends to the microsecond, and wake-up naps are bounded to a share of the
+  // latency: the default 50 us timer slack would add to both, so ask the kernel for none on this
+  // thread.
+  if (rate_mode() || config_.coalesce_wakeups) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   uint64_t cpu_start_ns = thread_cpu_ns();
   loop_->refresh_now_ns();
   if (config_.end_ns != 0) loop_->arm(end_timer_, config_.end_ns);
@@ -201,6 +203,7 @@ bool Worker::acquire_request(uint64_t now_ns, bool* counted) {
   if (finished_) return false;
   if (now_ns < config_.measure_start_ns) {
     *counted = false;  // warm-up: load runs, nothing is recorded
+    ++in_flight_;
     return true;
   }
   *counted = true;
@@ -209,10 +212,12 @@ bool Worker::acquire_request(uint64_t now_ns, bool* counted) {
     --budget_left_;
   }
   ++outstanding_;
+  ++in_flight_;
   return true;
 }
 
 void Worker::on_outcome(bool counted) {
+  --in_flight_;
   if (!counted) return;
   --outstanding_;
   if (budget_mode_ && budget_left_ == 0 && outstanding_ == 0) finish(loop_->now_ns());
@@ -412,6 +417,9 @@ void Worker::on_batch_end(void* ctx) {
     self->deferred_sends_[i]->send_deferred();
   }
   self->deferred_sends_.clear();
+  const uint64_t nap_ns = self->coalescer_.nap_ns(self->in_flight_);
+  self->loop_->set_idle_nap_ns(nap_ns);
+  self->max_nap_ns_ = std::max(self->max_nap_ns_, nap_ns);
 }
 
 void Worker::on_progress_timer(Timer* /*timer*/, void* ctx) {

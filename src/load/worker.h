@@ -17,6 +17,7 @@
 #include "load/run_options.h"
 #include "load/schedule.h"
 #include "load/stage_spec.h"
+#include "load/wake_coalescer.h"
 #include "net/address.h"
 #include "net/event_loop.h"
 #include "net/tls.h"
@@ -80,6 +81,7 @@ struct WorkerConfig {
   std::vector<Stage> stages;
   double stages_initial = 0;
   uint64_t think_ns = 0;  // closed loop: pause between a response and the connection's next request
+  bool coalesce_wakeups = true;  // nap before blocking when many responses are due (WakeCoalescer)
   // Windows: the --interval time series (0: none) and one window per measured stage, closing at
   // these absolute times (the last one is the curve's end, where the run stops anyway).
   uint64_t interval_ns = 0;
@@ -126,6 +128,8 @@ class Worker {
   const WorkerProgress& progress() const { return progress_; }
   uint64_t end_ns() const { return end_ns_; }
   double cpu_utilization() const { return cpu_utilization_; }
+  uint64_t naps() const { return loop_->naps(); }
+  uint64_t max_nap_ns() const { return max_nap_ns_; }
   bool gave_up() const { return gave_up_; }
 
   // ---- used by Connection (worker thread only) ----
@@ -160,6 +164,8 @@ class Worker {
   bool acquire_request(uint64_t now_ns, bool* counted);
   // Every acquired request reports its outcome exactly once.
   void on_outcome(bool counted);
+  // Each response's service time (send -> complete), warm-up included.
+  void on_response_latency(uint64_t latency_ns) { coalescer_.on_response(latency_ns); }
   // False when the plan has no request left for one more connection: closed connections then stay
   // closed (connections being opened will each take one of the requests left).
   bool wants_more() const { return !budget_mode_ || budget_left_ > connecting_; }
@@ -248,6 +254,9 @@ class Worker {
   uint64_t budget_left_ = 0;  // counted requests not yet sent
   uint64_t outstanding_ = 0;  // counted requests sent, without an outcome yet
   uint64_t connecting_ = 0;   // connections between connect() and its outcome
+  uint64_t in_flight_ = 0;    // acquired requests without an outcome yet, warm-up included
+  WakeCoalescer coalescer_;
+  uint64_t max_nap_ns_ = 0;
   bool finished_ = false;
   bool ever_connected_ = false;
   bool gave_up_ = false;  // every connection failed before any succeeded

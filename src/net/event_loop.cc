@@ -2,8 +2,10 @@
 
 #include <errno.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -209,12 +211,40 @@ int EventLoop::wait(uint64_t deadline_ns) {
   return epoll_wait(epoll_fd_, events_.data(), kMaxEvents, timeout_ms);
 }
 
+int EventLoop::poll_ready() {
+  if (have_pwait2_) {
+    timespec zero{0, 0};
+    int n = epoll_pwait2(epoll_fd_, events_.data(), kMaxEvents, &zero, nullptr);
+    if (n >= 0 || errno != ENOSYS) return n;
+    have_pwait2_ = false;
+  }
+  return epoll_wait(epoll_fd_, events_.data(), kMaxEvents, 0);
+}
+
+int EventLoop::nap_then_wait(uint64_t deadline_ns) {
+  // Whatever is ready already is dispatched at once: a nap only ever replaces a sleep.
+  int n = poll_ready();
+  if (n != 0) return n;
+  uint64_t nap_ns = idle_nap_ns_;
+  if (deadline_ns != UINT64_MAX) {
+    if (deadline_ns <= now_ns_) return 0;
+    nap_ns = std::min(nap_ns, deadline_ns - now_ns_);
+  }
+  timespec nap{static_cast<time_t>(nap_ns / kNsPerSec), static_cast<long>(nap_ns % kNsPerSec)};
+  // EINTR only shortens the nap.
+  clock_nanosleep(CLOCK_MONOTONIC, 0, &nap, nullptr);
+  ++naps_;
+  now_ns_ = mono_now_ns();  // so that the wait below still ends at the timer's deadline
+  return wait(deadline_ns);
+}
+
 void EventLoop::run() {
   stopping_ = false;
   // Work posted before run() (and a stop() that raced ahead of it) is honoured before any wait.
   drain_mailbox();
   while (!stopping_) {
-    int n = wait(heap_.empty() ? UINT64_MAX : heap_[0]->deadline_ns);
+    const uint64_t deadline_ns = heap_.empty() ? UINT64_MAX : heap_[0]->deadline_ns;
+    int n = idle_nap_ns_ != 0 ? nap_then_wait(deadline_ns) : wait(deadline_ns);
     int wait_errno = errno;
     now_ns_ = mono_now_ns();
     if (n < 0) {

@@ -78,6 +78,12 @@ class EventLoop {
     batch_end_ctx_ = ctx;
   }
 
+  // When nothing is ready, sleep up to nap_ns (never past the next timer) before blocking in
+  // epoll: data arriving during the nap wakes nobody, and is read after it (see WakeCoalescer).
+  // 0: block at once. Loop thread only.
+  void set_idle_nap_ns(uint64_t nap_ns) { idle_nap_ns_ = nap_ns; }
+  uint64_t naps() const { return naps_; }
+
   uint64_t now_ns() const { return now_ns_; }
   uint64_t refresh_now_ns();
 
@@ -85,6 +91,8 @@ class EventLoop {
   EventLoop(int epoll_fd, int wake_fd);
   void drain_mailbox();
   int wait(uint64_t deadline_ns);  // epoll wait until deadline_ns (UINT64_MAX: no timer)
+  int poll_ready();                // epoll without waiting
+  int nap_then_wait(uint64_t deadline_ns);
   void fire_timers();
   void heap_up(uint32_t i);
   void heap_down(uint32_t i);
@@ -97,6 +105,8 @@ class EventLoop {
   void (*batch_end_fn_)(void*) = nullptr;
   void* batch_end_ctx_ = nullptr;
   uint64_t now_ns_ = 0;
+  uint64_t idle_nap_ns_ = 0;
+  uint64_t naps_ = 0;
   std::vector<Timer*> heap_;
   epoll_event* batch_ = nullptr;  // events of the batch being dispatched
   int batch_next_ = 0;

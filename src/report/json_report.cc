@@ -170,6 +170,8 @@ std::string render_json_report(const RunResult& r) {
   j.value("accounting_ok", r.accounting_holds());
   j.begin_object("client");
   j.value("max_worker_cpu_utilization", r.max_worker_cpu_utilization);
+  j.value("naps", r.naps);
+  j.value("max_nap_us", static_cast<double>(r.max_nap_ns) / 1e3);
   j.end_object();
   if (!r.steps.empty()) write_stages(j, r);
   if (!r.tags.empty()) write_tags(j, r);

@@ -236,6 +236,10 @@ std::string render_text_report(const RunResult& r) {
        static_cast<unsigned long long>(c.request_errors()),
        static_cast<unsigned long long>(c.in_flight), r.accounting_holds() ? "" : "  (MISMATCH)");
   line(out, "  Connections   %llu opened", static_cast<unsigned long long>(c.connections_opened));
+  if (r.naps > 0) {
+    line(out, "  Coalescing    %llu naps of <= %.0fus before waiting (--no-coalesce: off)",
+         static_cast<unsigned long long>(r.naps), static_cast<double>(r.max_nap_ns) / 1e3);
+  }
   for (const auto& note : r.notes) line(out, "  Note: %s", note.c_str());
   return out;
 }

@@ -96,6 +96,10 @@ struct RunResult {
 
   // Self-check of the generator: busiest worker thread's CPU time / wall time of the run.
   double max_worker_cpu_utilization = 0.0;
+  // Wake-up coalescing (WakeCoalescer): naps taken by all workers, and the longest nap allowed.
+  // A response may have been read up to max_nap_ns late.
+  uint64_t naps = 0;
+  uint64_t max_nap_ns = 0;
   std::vector<std::string> notes;  // plain-language warnings for the reports
 
   double duration_s() const { return static_cast<double>(duration_ns) / 1e9; }

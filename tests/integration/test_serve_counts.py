@@ -234,6 +234,32 @@ class ServeCountsTest(unittest.TestCase):
         self.assertEqual(r["connections_opened"], 4, describe(run))
         self.assertEqual(delta["connections"], 4, delta)
 
+    def test_wakeups_are_coalesced_only_when_many_responses_are_due(self):
+        # 400 requests in flight of ~2 ms each: a response is due every ~5 us, so a worker with
+        # nothing to read naps 50 us (1/32 of the latency, capped) before it blocks in epoll (and
+        # would as long as the latency stays under 10 ms: 400 x 50 us = 2 x 10 ms).
+        url = self.server.url + "/delay/2"
+        runs = {}
+        for name, extra in (("coalesced", []), ("off", ["--no-coalesce"])):
+            run, delta = self.load("-n", "8000", "-c", "400", "-t", "1", *extra, url)
+            self.assert_no_errors(run)
+            self.assertEqual(run.json["requests"]["completed"], 8000, describe(run))
+            self.assertEqual(delta["requests"], 8000, delta)
+            # The server delays each response 2 ms: no response can be read sooner.
+            self.assertGreaterEqual(run.json["latency_us"]["min"], 2000, describe(run))
+            runs[name] = run
+        on = runs["coalesced"].json["client"]
+        self.assertGreater(on["naps"], 0, describe(runs["coalesced"]))
+        self.assertEqual(on["max_nap_us"], 50.0, describe(runs["coalesced"]))
+        self.assertIn("naps of <= 50us", run_hail(["-n", "8000", "-c", "400", "-t", "1", url],
+                                                  timeout=30).stdout)
+        off = runs["off"].json["client"]
+        self.assertEqual((off["naps"], off["max_nap_us"]), (0, 0.0), describe(runs["off"]))
+        # One request in flight: a nap could only delay it.
+        run, delta = self.load("-n", "300", "-c", "1", url)
+        self.assertEqual(delta["requests"], 300, delta)
+        self.assertEqual(run.json["client"]["naps"], 0, describe(run))
+
 
 if __name__ == "__main__":
     unittest.main()

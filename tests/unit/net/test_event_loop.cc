@@ -2,6 +2,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -116,6 +117,77 @@ TEST(EventLoop, RemoveDropsPendingEventsOfTheBatch) {
   ASSERT_EQ(loop->add(sv[1], EPOLLOUT, &b), 0);
   loop->run();
   EXPECT_EQ(a.calls + b.calls, 1);
+}
+
+// Records when it was called, then stops the loop.
+struct Stamp : IoHandler {
+  EventLoop* loop;
+  uint64_t at_ns = 0;
+  void on_io(uint32_t) override {
+    at_ns = mono_now_ns();
+    loop->quit();
+  }
+};
+
+void quit_loop(Timer* /*t*/, void* ctx) {
+  static_cast<EventLoop*>(ctx)->quit();
+}
+
+TEST(EventLoop, NapIsSkippedWhenSomethingIsReady) {
+  auto loop = make_loop();
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+  Stamp s;
+  s.loop = loop.get();
+  ASSERT_EQ(write(sv[1], "x", 1), 1);
+  ASSERT_EQ(loop->add(sv[0], EPOLLIN | EPOLLET, &s), 0);
+  loop->set_idle_nap_ns(2 * kNsPerSec);
+  const uint64_t start_ns = mono_now_ns();
+  loop->run();
+  EXPECT_EQ(loop->naps(), 0u);
+  EXPECT_LT(s.at_ns - start_ns, kNsPerSec);  // not after a 2 s nap
+  close(sv[0]);
+  close(sv[1]);
+}
+
+TEST(EventLoop, NapNeverOutlastsTheNextTimer) {
+  auto loop = make_loop();
+  loop->set_idle_nap_ns(5 * kNsPerSec);
+  Timer t{quit_loop, loop.get()};
+  const uint64_t start_ns = loop->refresh_now_ns();
+  loop->arm(t, start_ns + 5 * kNsPerMs);
+  loop->run();
+  EXPECT_EQ(loop->naps(), 1u);
+  const uint64_t took_ns = mono_now_ns() - start_ns;
+  EXPECT_GE(took_ns, 5 * kNsPerMs);
+  EXPECT_LT(took_ns, 2 * kNsPerSec);  // the timer's 5 ms, not the 5 s nap
+}
+
+TEST(EventLoop, DataArrivingDuringANapIsReadWhenItEnds) {
+  auto loop = make_loop();
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+  Stamp s;
+  s.loop = loop.get();
+  ASSERT_EQ(loop->add(sv[0], EPOLLIN | EPOLLET, &s), 0);
+  constexpr uint64_t kNapNs = 300 * kNsPerMs;
+  loop->set_idle_nap_ns(kNapNs);
+  const uint64_t start_ns = mono_now_ns();
+  // The byte lands while the loop naps: it wakes nobody, and is dispatched once the nap is over.
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(write(sv[1], "x", 1), 1);
+  });
+  loop->run();
+  writer.join();
+  // (Were this thread stalled past the writer's 50 ms before its first poll, the byte would be
+  // ready at once and no nap taken; then there is nothing to check.)
+  ASSERT_LE(loop->naps(), 1u);
+  if (loop->naps() == 1) {
+    EXPECT_GE(s.at_ns - start_ns, kNapNs);
+  }
+  close(sv[0]);
+  close(sv[1]);
 }
 
 }  // namespace
