@@ -226,6 +226,7 @@ int EventLoop::nap_then_wait(uint64_t deadline_ns) {
   int n = poll_ready();
   if (n != 0) return n;
   uint64_t nap_ns = idle_nap_ns_;
+  now_ns_ = mono_now_ns();  // the batch took time: the next timer is nearer than at the wake-up
   if (deadline_ns != UINT64_MAX) {
     if (deadline_ns <= now_ns_) return 0;
     nap_ns = std::min(nap_ns, deadline_ns - now_ns_);
