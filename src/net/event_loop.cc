@@ -211,22 +211,13 @@ int EventLoop::wait(uint64_t deadline_ns) {
   return epoll_wait(epoll_fd_, events_.data(), kMaxEvents, timeout_ms);
 }
 
-int EventLoop::poll_ready() {
-  if (have_pwait2_) {
-    timespec zero{0, 0};
-    int n = epoll_pwait2(epoll_fd_, events_.data(), kMaxEvents, &zero, nullptr);
-    if (n >= 0 || errno != ENOSYS) return n;
-    have_pwait2_ = false;
-  }
-  return epoll_wait(epoll_fd_, events_.data(), kMaxEvents, 0);
-}
-
 int EventLoop::nap_then_wait(uint64_t deadline_ns) {
-  // Whatever is ready already is dispatched at once: a nap only ever replaces a sleep.
-  int n = poll_ready();
+  now_ns_ = mono_now_ns();  // the batch took time: the next timer is nearer than at the wake-up
+  // Whatever is ready already is dispatched at once (a deadline of now: epoll without waiting),
+  // so a nap only ever replaces a sleep.
+  int n = wait(now_ns_);
   if (n != 0) return n;
   uint64_t nap_ns = idle_nap_ns_;
-  now_ns_ = mono_now_ns();  // the batch took time: the next timer is nearer than at the wake-up
   if (deadline_ns != UINT64_MAX) {
     if (deadline_ns <= now_ns_) return 0;
     nap_ns = std::min(nap_ns, deadline_ns - now_ns_);

@@ -91,7 +91,6 @@ class EventLoop {
   EventLoop(int epoll_fd, int wake_fd);
   void drain_mailbox();
   int wait(uint64_t deadline_ns);  // epoll wait until deadline_ns (UINT64_MAX: no timer)
-  int poll_ready();                // epoll without waiting
   int nap_then_wait(uint64_t deadline_ns);
   void fire_timers();
   void heap_up(uint32_t i);

@@ -119,8 +119,19 @@ TEST(EventLoop, RemoveDropsPendingEventsOfTheBatch) {
   EXPECT_EQ(a.calls + b.calls, 1);
 }
 
+// Both ends of a non-blocking Unix socketpair, closed when the test ends.
+struct SocketPair {
+  int fd[2] = {-1, -1};
+  SocketPair() { EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fd), 0); }
+  ~SocketPair() {
+    close(fd[0]);
+    close(fd[1]);
+  }
+};
+
 // Records when it was called, then stops the loop.
 struct Stamp : IoHandler {
+  explicit Stamp(EventLoop* l) : loop(l) {}
   EventLoop* loop;
   uint64_t at_ns = 0;
   void on_io(uint32_t) override {
@@ -135,19 +146,15 @@ void quit_loop(Timer* /*t*/, void* ctx) {
 
 TEST(EventLoop, NapIsSkippedWhenSomethingIsReady) {
   auto loop = make_loop();
-  int sv[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
-  Stamp s;
-  s.loop = loop.get();
-  ASSERT_EQ(write(sv[1], "x", 1), 1);
-  ASSERT_EQ(loop->add(sv[0], EPOLLIN | EPOLLET, &s), 0);
+  SocketPair sv;
+  Stamp s(loop.get());
+  ASSERT_EQ(write(sv.fd[1], "x", 1), 1);
+  ASSERT_EQ(loop->add(sv.fd[0], EPOLLIN | EPOLLET, &s), 0);
   loop->set_idle_nap_ns(2 * kNsPerSec);
   const uint64_t start_ns = mono_now_ns();
   loop->run();
   EXPECT_EQ(loop->naps(), 0u);
   EXPECT_LT(s.at_ns - start_ns, kNsPerSec);  // not after a 2 s nap
-  close(sv[0]);
-  close(sv[1]);
 }
 
 TEST(EventLoop, NapNeverOutlastsTheNextTimer) {
@@ -165,18 +172,16 @@ TEST(EventLoop, NapNeverOutlastsTheNextTimer) {
 
 TEST(EventLoop, DataArrivingDuringANapIsReadWhenItEnds) {
   auto loop = make_loop();
-  int sv[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
-  Stamp s;
-  s.loop = loop.get();
-  ASSERT_EQ(loop->add(sv[0], EPOLLIN | EPOLLET, &s), 0);
+  SocketPair sv;
+  Stamp s(loop.get());
+  ASSERT_EQ(loop->add(sv.fd[0], EPOLLIN | EPOLLET, &s), 0);
   constexpr uint64_t kNapNs = 300 * kNsPerMs;
   loop->set_idle_nap_ns(kNapNs);
   const uint64_t start_ns = mono_now_ns();
   // The byte lands while the loop naps: it wakes nobody, and is dispatched once the nap is over.
   std::thread writer([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    EXPECT_EQ(write(sv[1], "x", 1), 1);
+    EXPECT_EQ(write(sv.fd[1], "x", 1), 1);
   });
   loop->run();
   writer.join();
@@ -186,8 +191,6 @@ TEST(EventLoop, DataArrivingDuringANapIsReadWhenItEnds) {
   if (loop->naps() == 1) {
     EXPECT_GE(s.at_ns - start_ns, kNapNs);
   }
-  close(sv[0]);
-  close(sv[1]);
 }
 
 }  // namespace
