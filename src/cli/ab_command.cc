@@ -189,7 +189,9 @@ int run_ab_command(const std::vector<std::string>& args, std::string_view progra
     }
   }
 
-  const std::vector<AbSample> samples = ab_samples(r.request_log);
+  const AbRun ab_run{r, cmd.request_log->log(), cmd.first_response->server_software(),
+                     cmd.first_response->document_length()};
+  const std::vector<AbSample> samples = ab_samples(ab_run.request_log);
   AbReportOptions options = report_options(cmd);
   if (cmd.tls) {
     const AbTlsFacts facts = probe_ab_tls_facts(run, r);
@@ -198,11 +200,11 @@ int run_ab_command(const std::vector<std::string>& args, std::string_view progra
   }
   if (cmd.html) {
     // ab writes no -e / -g file with HTML output.
-    std::fputs(render_ab_html_report(r, samples, options, cmd.html_attributes).c_str(), stdout);
+    std::fputs(render_ab_html_report(ab_run, samples, options, cmd.html_attributes).c_str(), stdout);
     std::fflush(stdout);
     return r.interrupted ? 1 : 0;
   }
-  std::fputs(render_ab_report(r, samples, options).c_str(), stdout);
+  std::fputs(render_ab_report(ab_run, samples, options).c_str(), stdout);
   std::fflush(stdout);
   if (!samples.empty()) {
     if (!cmd.csv_path.empty() && !write_file(cmd.csv_path, render_ab_csv(samples), "CSV")) {

@@ -532,8 +532,9 @@ AbParse parse_ab_flags(const std::vector<std::string>& args, std::string_view pr
   run.timeout_ns = timeout_s > 0 ? static_cast<uint64_t>(timeout_s) * kNsPerSec
                                  : kMaxDurationNs;  // a negative -s never expires in ab
   run.protocol = HttpProtocol::kHttp1;              // ab offers no ALPN and speaks HTTP/1.0
-  run.keep_request_log = true;
-  run.first_response_facts = true;
+  cmd.request_log = std::make_shared<RequestLogCollectors>(run.requests);
+  cmd.first_response = std::make_shared<FirstResponseCollector>();
+  run.collectors = {cmd.request_log, cmd.first_response};
   if (cmd.proxy) {
     run.connect_host = cmd.proxy_host;
     run.connect_port = static_cast<uint16_t>(cmd.proxy_port);

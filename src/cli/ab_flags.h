@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "load/collectors.h"
 #include "load/run_options.h"
 #include "report/ab_report.h"
 
@@ -23,6 +25,10 @@ inline constexpr int kAbMaxConcurrency = 200000;
 
 struct AbCommand {
   RunOptions run;
+  // ab's report needs every request's record and the first response's facts: collectors the
+  // command registers in `run`.
+  std::shared_ptr<RequestLogCollectors> request_log;
+  std::shared_ptr<FirstResponseCollector> first_response;
   // What ab prints about the target: the host without an IPv6 literal's brackets, the port
   // (explicit or the scheme's), the path and query exactly as typed.
   std::string hostname;

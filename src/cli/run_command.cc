@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "core/clock.h"
+#include "load/collectors.h"
 #include "load/runner.h"
 #include "load/script_run.h"
 #include "report/json_report.h"
@@ -128,7 +129,21 @@ bool write_output(OutputFile& file, const std::string& text, const char* flag) {
 }
 }  // namespace
 
-int run_and_report(const RunOptions& options, const OutputOptions& output) {
+namespace {
+// A script's done() sees each thread's request rates: the front-end's collector of them, or one of
+// its own.
+std::shared_ptr<RateSampleCollectors> rate_samples_for_script(RunOptions& options) {
+  for (const auto& c : options.collectors) {
+    if (auto rates = std::dynamic_pointer_cast<RateSampleCollectors>(c)) return rates;
+  }
+  auto rates = std::make_shared<RateSampleCollectors>();
+  options.collectors.push_back(rates);
+  return rates;
+}
+}  // namespace
+
+int run_and_report(const RunOptions& given, const OutputOptions& output) {
+  RunOptions options = given;
   OutputFile json_out, series_out;
   if (!open_output(output.json_path, "--json", json_out) ||
       !open_output(output.timeseries_path, "--timeseries", series_out)) {
@@ -161,6 +176,8 @@ int run_and_report(const RunOptions& options, const OutputOptions& output) {
     return false;
   };
   const bool has_script = !options.script_path.empty();
+  std::shared_ptr<RateSampleCollectors> rates;
+  if (has_script) rates = rate_samples_for_script(options);
   ScriptStdout script_stdout(has_script && output.json_path == "-");
   std::unique_ptr<ScriptRun> script;
   auto result = run_load(options, tick, &script);
@@ -192,7 +209,7 @@ int run_and_report(const RunOptions& options, const OutputOptions& output) {
   // wrk prints what done() writes after its report.
   if (script) {
     std::fflush(stdout);
-    if (Status st = script->done(r, r.rate_samples); !st) {
+    if (Status st = script->done(r, rates->samples()); !st) {
       std::fprintf(stderr, "hail: script error: %s\n", st.error().message.c_str());
       return kExitCouldNotRun;
     }

@@ -4,10 +4,12 @@
 
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "cli/connect_probe.h"
 #include "cli/run_command.h"
 #include "cli/wrk_flags.h"
+#include "load/collectors.h"
 #include "report/wrk_report.h"
 
 #ifndef HAIL_VERSION_STRING
@@ -64,8 +66,14 @@ int run_wrk_command(const std::vector<std::string>& args) {
   output.banner =
       render_wrk_banner(cmd.run.duration_ns, cmd.url_text, cmd.threads, cmd.connections);
   const bool latency = cmd.latency_distribution;
-  output.render_text = [latency](const RunResult& r) { return render_wrk_report(r, latency); };
-  return run_and_report(cmd.run, output);
+  // wrk's Req/Sec row: each thread's requests/s per 100 ms.
+  auto rates = std::make_shared<RateSampleCollectors>();
+  RunOptions run = cmd.run;
+  run.collectors.push_back(rates);
+  output.render_text = [latency, rates](const RunResult& r) {
+    return render_wrk_report(r, rates->samples(), latency);
+  };
+  return run_and_report(run, output);
 }
 
 }  // namespace hail

@@ -105,6 +105,16 @@ class ClientSession {
   virtual SessionStatus skip_body(size_t /*bytes*/, SessionListener& /*listener*/) {
     return SessionStatus::kOk;
   }
+
+  // Sessions over a byte stream (HTTP/1, HTTP/2) leave the socket, its Transport and all timing to
+  // their connection: owns_transport() is false and the two calls below are never made. A session
+  // that carries its own transport and timers (QUIC for HTTP/3) returns true: the connection then
+  // hands it socket readiness and the time, and arms one timer at next_deadline_ns().
+  virtual bool owns_transport() const { return false; }
+  virtual uint64_t next_deadline_ns() const { return UINT64_MAX; }
+  virtual SessionStatus on_deadline(uint64_t /*now_ns*/, SessionListener& /*listener*/) {
+    return SessionStatus::kOk;
+  }
 };
 
 }  // namespace hail

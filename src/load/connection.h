@@ -1,16 +1,21 @@
 // Connection: one client connection of a worker — its socket, its Transport (TCP or TLS), its
 // ClientSession (HTTP/1 with pipelining, or HTTP/2 with streams) and its timer. It is where every
 // request gets exactly one outcome (completed, read, write, timeout, parse, stream, or in flight at
-// stop). Owned by its Worker (stable storage); touched only by that worker's thread.
+// stop). It asks the worker's Pacer whether and when it may send and hands every outcome to the
+// worker's MeasurementSink; it does not know which load model runs. Owned by its Worker (stable
+// storage); touched only by that worker's thread.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "http/client_session.h"
-#include "http/http1_client_session.h"
 #include "http/request.h"
+#include "http/session_factory.h"
+#include "load/outcome.h"
+#include "load/pacer.h"
 #include "net/event_loop.h"
 #include "net/transport.h"
 #include "script/script.h"
@@ -18,7 +23,41 @@
 
 namespace hail {
 
-class Worker;
+class Connection;
+class MeasurementSink;
+class RequestSource;
+struct SocketAddress;
+
+// The worker's side of its connections, besides the pacer and the sink.
+class ConnectionHost {
+ public:
+  // Keep-alive connections whose response just completed send their next request after the whole
+  // epoll batch has been handled, not in the middle of it: the server then finds the requests of
+  // many connections in one wake-up (as wrk's write-on-EPOLLOUT does), which costs it less CPU per
+  // request. The send time is still taken when each request is written.
+  virtual void defer_send(Connection* connection) = 0;
+  virtual void stop_for_script(const std::string& error) = 0;
+  virtual void on_connect_started() = 0;
+  virtual void on_connect_finished(bool ok) = 0;
+
+ protected:
+  ~ConnectionHost() = default;
+};
+
+// Everything a worker's connections share; owned by the worker, outlives them.
+struct ConnectionEnv {
+  EventLoop* loop = nullptr;
+  ConnectionHost* host = nullptr;
+  const bool* finished = nullptr;  // the worker's run is over: nothing more is recorded
+  Pacer* pacer = nullptr;
+  MeasurementSink* sink = nullptr;
+  RequestSource* source = nullptr;
+  ThreadScript* script = nullptr;  // a wrk script (its response() sees every response), or null
+  const SessionFactory* sessions = nullptr;
+  uint64_t timeout_ns = 0;  // per request; also bounds connect + TLS handshake
+  bool http09 = false;      // half-close after the request (webbench -9)
+  char* read_buffer = nullptr;
+};
 
 class Connection final : public IoHandler, private SessionListener {
  public:
@@ -27,26 +66,27 @@ class Connection final : public IoHandler, private SessionListener {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  void init(Worker* worker, uint32_t index);
-  void start();          // first connect
+  // index: the connection's number in its worker; group: its target group (--urls hosts).
+  void init(const ConnectionEnv* env, uint32_t index, uint32_t group, const SocketAddress* address,
+            std::unique_ptr<Transport> transport);
+  void start();          // connect
   void shutdown();       // end of run: close without recording anything further
-  void send_deferred();  // the worker's end-of-batch flush (see Worker::defer_send)
-  void send_planned(uint64_t planned_ns);  // rate mode: the worker hands over a planned request
+  void send_deferred();  // the worker's end-of-batch flush (see ConnectionHost::defer_send)
+  void wake();           // the pacer has requests for this waiting connection
 
   // Requests in flight that belong to the measured phase (for the in-flight total at stop).
   uint32_t counted_in_flight() const;
-  // Open and able to take one more request now (rate mode: the worker's idle list goes stale when
-  // a connection closes or fills up meanwhile, so it asks again).
+  // Open and able to take one more request now.
   bool ready_for_request() const {
     return state_ == State::kOpen && session_ != nullptr && session_->capacity() > 0 && !thinking_;
   }
-  // Closed and not waiting for anything: a grown connection target may start it again.
+  // Closed and not waiting for anything: the pacer may open it again.
   bool closed() const { return state_ == State::kClosed; }
-  // The connection target shrank below this connection: close now unless requests are in flight
-  // or a connect is under way (those close when they end).
-  void retire_if_idle();
-  // Rate mode: on the worker's list of connections with spare capacity.
-  bool idle_listed = false;
+  // Opening: between connect() and the end of its TLS handshake.
+  bool opening() const { return state_ == State::kConnecting || state_ == State::kHandshaking; }
+  // Close now unless requests are in flight or a connect is under way (those close when they end,
+  // as the pacer no longer keeps the connection).
+  void close_when_idle();
 
   void on_io(uint32_t events) override;
 
@@ -55,13 +95,12 @@ class Connection final : public IoHandler, private SessionListener {
 
   // One request in flight, indexed by the slot number the session reports back.
   struct Slot {
+    Ticket ticket;
     uint64_t send_ns = 0;
-    uint64_t planned_ns = 0;  // rate mode: when the plan wanted it sent (== send_ns otherwise)
     bool busy = false;
-    bool counted = false;   // sent in the measured phase
     uint16_t tag = 0xFFFF;  // RequestSource::kNoTag: not counted per tag
-    // For the request log (ab): when the request began as ab counts it (the connect of a fresh
-    // connection, else the send), that connect's duration, the first response byte.
+    // When the request began as ab counts it (the connect of a fresh connection, else the send),
+    // that connect's duration, the first response byte.
     uint64_t start_ns = 0;
     uint64_t connect_ns = 0;
     uint64_t first_byte_ns = 0;
@@ -75,29 +114,30 @@ class Connection final : public IoHandler, private SessionListener {
   void on_connected(uint64_t now_ns);
   void drive_handshake(uint64_t now_ns);
   void on_handshake_done(uint64_t now_ns);
-  void become_ready(uint64_t now_ns);  // closed loop fills the session, rate mode asks the plan
-  // Submits one request; false when the plan has none for this connection now.
-  bool submit(uint64_t now_ns, uint64_t planned_ns);
-  void fill(uint64_t now_ns);  // closed loop: as many requests as the session takes
+  // Does what the pacer says a connection that can take requests does next.
+  void follow(Readiness readiness, uint64_t now_ns);
+  // Submits one request; false when the pacer grants none now.
+  bool submit(uint64_t now_ns);
+  void fill(uint64_t now_ns);  // as many requests as the session and the pacer allow
   bool flush_write();          // false when the connection failed (and was reset)
   void on_readable(uint32_t events);
   // After the session consumed bytes (or the peer closed): next requests, or reconnect.
   void after_responses(uint64_t now_ns);
   void fail_all(ErrorClass error, const char* reason);
-  void finish_slot(uint32_t slot);
-  void log_request(const Slot& s, int status, uint64_t now_ns);
+  void finish(uint32_t slot, Outcome& outcome);
+  void set_capture();
   void close_fd();
   void reconnect() { reconnect_after(0); }
-  // Closes, then connects again after delay_ns (--think without keep-alive) unless the plan is
-  // done with this connection.
+  // Closes, then connects again after delay_ns (--think without keep-alive) if the pacer wants
+  // this connection open.
   void reconnect_after(uint64_t delay_ns);
-  void retire();
   // A connection that closes before any response was answered on it (a server accepting and
   // dropping connections) reconnects after the connect backoff, not at once.
   uint64_t reopen_delay_ns(uint64_t otherwise_ns);
   void arm_request_timer();
   void on_request_timer(uint64_t now_ns);
   static void on_timer(Timer* timer, void* ctx);
+  bool finished() const { return *env_->finished; }
 
   // SessionListener
   void on_first_byte(uint32_t slot) override;
@@ -107,30 +147,33 @@ class Connection final : public IoHandler, private SessionListener {
                             const std::vector<std::pair<std::string, std::string>>& headers,
                             std::string_view body) override;
 
-  Worker* worker_ = nullptr;
+  const ConnectionEnv* env_ = nullptr;
   uint32_t index_ = 0;
+  uint32_t group_ = 0;
+  const SocketAddress* address_ = nullptr;
   int fd_ = -1;
   State state_ = State::kClosed;
   bool send_deferred_ = false;  // queued in the worker's end-of-batch flush
-  bool thinking_ = false;       // --think: the next request waits for the timer
-  bool opened_ = false;         // counted in the worker's open connections
+  bool thinking_ = false;       // the next request waits for the timer (Next::kPauseUntil)
+  bool opened_ = false;         // counted in the sink's open connections
   bool answered_ = false;       // a response completed since this connection opened
   bool fresh_ = false;          // no request sent yet since the connect
-  uint64_t connect_took_ns_ = 0;
+  bool stop_after_response_ = false;  // response() failed or called wrk.thread:stop()
+  bool sink_captures_ = false;        // a collector wants this connection's next response
   uint32_t backoff_ms_ = 0;
   uint32_t in_flight_ = 0;
+  uint64_t connect_took_ns_ = 0;
   uint64_t connect_start_ns_ = 0;
   uint64_t handshake_start_ns_ = 0;
   uint64_t deadline_ns_ = 0;  // connect / handshake deadline
   Timer timer_;
   std::unique_ptr<Transport> transport_;
-  ClientSession* session_ = nullptr;  // h1_ or h2_, chosen per connection
-  Http1ClientSession h1_;
-  std::unique_ptr<ClientSession> h2_;
+  ClientSession* session_ = nullptr;  // one of sessions_, chosen per connect
+  // Kept across reconnects (one per protocol), so a connection per request allocates nothing.
+  std::unique_ptr<ClientSession> sessions_[kWireProtocolCount];
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   std::vector<ScriptResponseHeader> header_views_;  // scripts' response(): capacity reused
-  bool stop_after_response_ = false;                // response() failed or called wrk.thread:stop()
   std::string script_stop_;                         // the error ("" for a stop)
 };
 

@@ -1,39 +1,20 @@
-// What a connection hands on besides the counts: responses to a script's response() (and its
-// wrk.thread:stop()), the first response's facts and every request's record for ab. Members of
-// Connection; its worker's thread only.
-#include <strings.h>
-
+// Captured responses: a wrk script's response() (and its wrk.thread:stop()), and the collectors
+// that asked for a response's head (ab's first-response facts). Members of Connection; its
+// worker's thread only.
 #include "load/connection.h"
-#include "load/worker.h"
+#include "load/measurement_sink.h"
 
 namespace hail {
-
-void Connection::log_request(const Slot& s, int status, uint64_t now_ns) {
-  RequestRecord r;
-  r.start_unix_ns = s.start_ns;  // monotonic here; the runner moves it to the wall clock
-  r.connect_ns = s.connect_ns;
-  r.wait_ns = s.first_byte_ns > s.send_ns ? s.first_byte_ns - s.send_ns : 0;
-  r.total_ns = now_ns - s.start_ns;
-  r.body_bytes = session_->last_body_bytes();
-  r.status = status;
-  worker_->request_log_sink()->push_back(r);
-}
 
 void Connection::on_response_captured(
     uint32_t /*slot*/, int status, const std::vector<std::pair<std::string, std::string>>& headers,
     std::string_view body) {
-  Worker& w = *worker_;
-  if (index_ == 0 && w.wants_first_response()) {
-    std::string server;
-    for (const auto& [name, value] : headers) {
-      if (strcasecmp(name.c_str(), "Server") == 0) server = value;
-    }
-    w.set_first_response(std::move(server), static_cast<int64_t>(session_->last_body_bytes()));
-    // Only scripts' response() needs capture from now on.
-    session_->set_capture(w.script() != nullptr && w.script()->wants_response());
+  if (sink_captures_) {
+    env_->sink->on_captured(index_, status, headers, session_->last_body_bytes());
+    set_capture();  // capture only as long as someone still wants it
   }
-  ThreadScript* script = w.script();
-  if (script == nullptr || w.finished()) return;
+  ThreadScript* script = env_->script;
+  if (script == nullptr || !script->wants_response() || finished()) return;
   // wrk calls response() for every response, warm-up included; the views live during the call.
   header_views_.clear();
   for (const auto& [name, value] : headers) header_views_.push_back({name, value});

@@ -1,13 +1,15 @@
-// RunOptions: the one description of a load run. Every front-end (native flags today; wrk, ab and
-// webbench later) only fills this struct; the runner only reads it. Plain value: any thread.
+// RunOptions: the one description of a load run. Every front-end (native flags, wrk, ab, webbench)
+// only fills this struct; the runner only reads it. Plain value: any thread.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/url.h"
 #include "http/request.h"
+#include "http/session_factory.h"
 #include "load/schedule.h"
 #include "load/stage_spec.h"
 #include "load/url_mix.h"
@@ -15,9 +17,8 @@
 
 namespace hail {
 
-// Which HTTP a connection speaks: HTTP/2 when TLS's ALPN picks it (kAuto), always (--h2: ALPN h2
-// only, or prior-knowledge h2c in cleartext), or never (--h1).
-enum class HttpProtocol : uint8_t { kAuto, kHttp1, kHttp2 };
+class CollectorFactory;
+class LoadModel;
 
 struct RunOptions {
   Url url;
@@ -77,10 +78,12 @@ struct RunOptions {
   // Front-ends that must send another tool's exact bytes (webbench): every request is this
   // HTTP/1.x text, parsed once (it also gives the HTTP/2 view). Empty: built from `request`.
   std::string raw_request;
-  // ab's report: a record of every measured request (RunResult::request_log), and the Server
-  // field and body length of the first response.
-  bool keep_request_log = false;
-  bool first_response_facts = false;
+
+  // The load model; null: the one the flags above describe (default_load_model()).
+  std::shared_ptr<const LoadModel> load_model;
+  // What front-ends gather beyond hail's statistics (load/collectors.h: ab's request log and first
+  // response, wrk's per-thread rates); each front-end reads its own after the run.
+  std::vector<std::shared_ptr<CollectorFactory>> collectors;
 };
 
 }  // namespace hail

@@ -1,6 +1,8 @@
-// Runner: turns RunOptions into a finished RunResult. It resolves the target, checks resource
-// limits, starts one Worker thread per -t, waits for them (calling the front-end's tick a few times
-// a second) and merges their recorders. Called from the main thread; it never prints.
+// Runner: turns RunOptions into a finished RunResult, in five steps — plan (resolve targets, split
+// the load over workers: run_plan.h), start (one Worker thread per -t), supervise (the front-end's
+// tick a few times a second, SIGINT, script failures), merge (the workers' measurements into one
+// result) and annotate (notes from the merged data: run_notes.h). Called from the main thread; it
+// never prints.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +12,7 @@
 
 #include "core/result.h"
 #include "load/run_options.h"
-#include "load/targets.h"
-#include "net/address.h"
+#include "load/run_plan.h"
 #include "stats/run_result.h"
 
 namespace hail {
@@ -28,6 +29,7 @@ struct RunProgress {
 using TickFn = std::function<bool(const RunProgress&)>;
 
 class ScriptRun;
+class Worker;
 
 // Errors are environmental (unresolvable host, resource limits) or the script's (it does not load,
 // or a hook failed before the run): exit status 1 in the front-ends. With a script, *script_out
@@ -35,14 +37,9 @@ class ScriptRun;
 Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
                            std::unique_ptr<ScriptRun>* script_out = nullptr);
 
-// Raises RLIMIT_NOFILE toward the hard limit so that `needed` descriptors fit; an error says which
-// limit is too low and how to raise it.
-Status ensure_fd_limit(uint64_t needed);
-
-// The CPUs this process may run on (its affinity mask).
-uint32_t usable_cpus();
-
-// Threads actually used for a run: -t, or one per usable CPU, never more than connections.
-uint32_t effective_threads(uint32_t requested, uint32_t connections);
+// The merge step: the workers' measurements and summaries, after every one has stopped, as one
+// result (what was asked for comes from the plan; windows are merged by index and given their
+// targets). Notes are not made here (run_notes()).
+RunResult merge_workers(const RunPlan& plan, const std::vector<std::unique_ptr<Worker>>& workers);
 
 }  // namespace hail

@@ -4,16 +4,25 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/result.h"
 #include "http/request.h"
 #include "load/run_options.h"
-#include "load/worker.h"
 #include "net/address.h"
+#include "net/tls.h"
 
 namespace hail {
+
+// Where a share of the connections goes: the URL's host, or one host of a --urls file.
+struct TargetGroup {
+  // One address (pick_address); a worker's connections take several round-robin.
+  std::vector<SocketAddress> addresses;
+  std::shared_ptr<const TlsClientConfig> tls;  // null: cleartext
+  double weight = 1;                           // share of the connections
+};
 
 struct TargetPlan {
   std::vector<TargetGroup> groups;  // one per host (the URL's host without --urls)

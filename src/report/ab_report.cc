@@ -215,8 +215,8 @@ std::vector<AbSample> ab_samples(const std::vector<RequestRecord>& log) {
   return samples;
 }
 
-AbFailures ab_failures(const RunResult& result, bool variable_length) {
-  const Counters& c = result.counters;
+AbFailures ab_failures(const AbRun& run, bool variable_length) {
+  const Counters& c = run.result.counters;
   AbFailures f;
   f.connect = c.error(ErrorClass::kConnect);
   f.receive =
@@ -224,20 +224,20 @@ AbFailures ab_failures(const RunResult& result, bool variable_length) {
   f.exceptions = c.error(ErrorClass::kTimeout) + c.error(ErrorClass::kWrite);
   if (!variable_length) {
     const uint64_t expected =
-        result.document_length >= 0 ? static_cast<uint64_t>(result.document_length) : 0;
-    for (const RequestRecord& r : result.request_log) {
+        run.document_length >= 0 ? static_cast<uint64_t>(run.document_length) : 0;
+    for (const RequestRecord& r : run.request_log) {
       if (r.body_bytes != expected) ++f.length;
     }
   }
   return f;
 }
 
-uint64_t ab_keep_alive_requests(const RunResult& result, uint32_t connections) {
+uint64_t ab_keep_alive_requests(const AbRun& run, uint32_t connections) {
   uint64_t fresh = 0;
-  for (const RequestRecord& r : result.request_log) {
+  for (const RequestRecord& r : run.request_log) {
     if (r.connect_ns > 0) ++fresh;
   }
-  const uint64_t done = result.request_log.size();
+  const uint64_t done = run.request_log.size();
   if (fresh >= done) return 0;  // no connection carried a second request
   const uint64_t closed_by_server = fresh > connections ? fresh - connections : 0;
   return done - closed_by_server;
@@ -254,13 +254,14 @@ std::string ab_server_software(std::string_view server_field) {
   return name;
 }
 
-std::string render_ab_report(const RunResult& result, const std::vector<AbSample>& samples,
+std::string render_ab_report(const AbRun& run, const std::vector<AbSample>& samples,
                              const AbReportOptions& o) {
+  const RunResult& result = run.result;
   const Counters& c = result.counters;
   const double taken_s = result.duration_s();
   const auto done = static_cast<uint64_t>(samples.size());
   std::string out = "\n\n";
-  append(out, "Server Software:        %s\n", ab_server_software(result.server_software).c_str());
+  append(out, "Server Software:        %s\n", ab_server_software(run.server_software).c_str());
   append(out, "Server Hostname:        %s\n", o.hostname.c_str());
   append(out, "Server Port:            %hu\n", o.port);
   if (!o.ssl_protocol.empty()) append(out, "SSL/TLS Protocol:       %s\n", o.ssl_protocol.c_str());
@@ -276,13 +277,13 @@ std::string render_ab_report(const RunResult& result, const std::vector<AbSample
     out += "Document Length:        Variable\n";
   } else {
     append(out, "Document Length:        %lld bytes\n",
-           ll(std::max<int64_t>(result.document_length, 0)));
+           ll(std::max<int64_t>(run.document_length, 0)));
   }
   out += "\n";
   append(out, "Concurrency Level:      %d\n", o.concurrency);
   append(out, "Time taken for tests:   %.3f seconds\n", taken_s);
   append(out, "Complete requests:      %llu\n", static_cast<unsigned long long>(done));
-  const AbFailures failures = ab_failures(result, o.variable_length);
+  const AbFailures failures = ab_failures(run, o.variable_length);
   append(out, "Failed requests:        %llu\n", static_cast<unsigned long long>(failures.total()));
   if (failures.total() > 0) {
     append(out, "   (Connect: %llu, Receive: %llu, Length: %llu, Exceptions: %llu)\n",
@@ -304,10 +305,10 @@ std::string render_ab_report(const RunResult& result, const std::vector<AbSample
   if (o.keep_alive) {
     append(out, "Keep-Alive requests:    %llu\n",
            static_cast<unsigned long long>(
-               ab_keep_alive_requests(result, static_cast<uint32_t>(o.concurrency))));
+               ab_keep_alive_requests(run, static_cast<uint32_t>(o.concurrency))));
   }
   uint64_t body_bytes = 0;
-  for (const RequestRecord& r : result.request_log) body_bytes += r.body_bytes;
+  for (const RequestRecord& r : run.request_log) body_bytes += r.body_bytes;
   const auto read = static_cast<unsigned long long>(c.bytes_read);
   const auto sent = static_cast<unsigned long long>(c.bytes_written);
   append(out, "Total transferred:      %llu bytes\n", read);
@@ -386,8 +387,9 @@ std::string render_ab_html_copyright() {
          "</p>\n<p>\n";
 }
 
-std::string render_ab_html_report(const RunResult& result, const std::vector<AbSample>& samples,
+std::string render_ab_html_report(const AbRun& run, const std::vector<AbSample>& samples,
                                   const AbReportOptions& o, const AbHtmlAttributes& html) {
+  const RunResult& result = run.result;
   const Counters& c = result.counters;
   const double taken_s = result.duration_s();
   const auto done = static_cast<int64_t>(samples.size());
@@ -404,17 +406,17 @@ std::string render_ab_html_report(const RunResult& result, const std::vector<AbS
     std::snprintf(buf, sizeof buf, fmt, value);
     return std::string(buf);
   };
-  row("Server Software:", ab_server_software(result.server_software));
+  row("Server Software:", ab_server_software(run.server_software));
   row("Server Hostname:", o.hostname);
   row("Server Port:", std::to_string(o.port));
   row("Document Path:", o.path);
   row("Document Length:",
       o.variable_length ? std::string("Variable")
-                        : std::to_string(std::max<int64_t>(result.document_length, 0)) + " bytes");
+                        : std::to_string(std::max<int64_t>(run.document_length, 0)) + " bytes");
   row("Concurrency Level:", std::to_string(o.concurrency));
   row("Time taken for tests:", number("%.3f", taken_s) + " seconds");
   row("Complete requests:", std::to_string(done));
-  const AbFailures failures = ab_failures(result, o.variable_length);
+  const AbFailures failures = ab_failures(run, o.variable_length);
   row("Failed requests:", std::to_string(failures.total()));
   if (failures.total() > 0) {
     append(
@@ -431,10 +433,10 @@ std::string render_ab_html_report(const RunResult& result, const std::vector<AbS
   if (non_2xx > 0) row("Non-2xx responses:", std::to_string(non_2xx));
   if (o.keep_alive) {
     row("Keep-Alive requests:",
-        std::to_string(ab_keep_alive_requests(result, static_cast<uint32_t>(o.concurrency))));
+        std::to_string(ab_keep_alive_requests(run, static_cast<uint32_t>(o.concurrency))));
   }
   uint64_t body_bytes = 0;
-  for (const RequestRecord& r : result.request_log) body_bytes += r.body_bytes;
+  for (const RequestRecord& r : run.request_log) body_bytes += r.body_bytes;
   row("Total transferred:", std::to_string(c.bytes_read) + " bytes");
   if (o.send_body) row("Total body sent:", std::to_string(c.bytes_written));
   row("HTML transferred:", std::to_string(body_bytes) + " bytes");

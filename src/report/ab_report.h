@@ -31,6 +31,16 @@ std::string render_ab_benchmarking(std::string_view hostname, std::string_view p
 // writes "Finished N requests" on stderr instead).
 inline constexpr std::string_view kAbDone = "..done\n";
 
+// What ab's report is made of: hail's result, and what ab's front-end collected during the run
+// (load/collectors.h): every measured request's record, in order of start, and the first
+// response's Server field and body length (-1: no response was seen).
+struct AbRun {
+  const RunResult& result;
+  const std::vector<RequestRecord>& request_log;
+  std::string_view server_software;
+  int64_t document_length = -1;
+};
+
 // One request as ab's `struct data` keeps it, in microseconds (ab's clock).
 struct AbSample {
   int64_t start_us = 0;  // wall clock, since the epoch
@@ -56,12 +66,12 @@ struct AbFailures {
   uint64_t exceptions = 0;
   uint64_t total() const { return connect + receive + length + exceptions; }
 };
-AbFailures ab_failures(const RunResult& result, bool variable_length);
+AbFailures ab_failures(const AbRun& run, bool variable_length);
 
 // "Keep-Alive requests": responses after which the connection stayed open. hail's log says which
 // requests reused a connection; the responses that ended a connection are its fresh connects
 // beyond one per connection slot (or all of them when no connection was ever reused).
-uint64_t ab_keep_alive_requests(const RunResult& result, uint32_t connections);
+uint64_t ab_keep_alive_requests(const AbRun& run, uint32_t connections);
 
 struct AbReportOptions {
   std::string hostname;  // Server Hostname
@@ -79,7 +89,7 @@ struct AbReportOptions {
 };
 
 // Everything ab prints from the two empty lines after "..done" to the end of its report.
-std::string render_ab_report(const RunResult& result, const std::vector<AbSample>& samples,
+std::string render_ab_report(const AbRun& run, const std::vector<AbSample>& samples,
                              const AbReportOptions& options);
 
 // -w (or -x, -y, -z): ab's HTML output. Its header replaces the plain one (and there is no
@@ -91,7 +101,7 @@ struct AbHtmlAttributes {
   std::string td = "bgcolor=white";  // -z
 };
 std::string render_ab_html_copyright();
-std::string render_ab_html_report(const RunResult& result, const std::vector<AbSample>& samples,
+std::string render_ab_html_report(const AbRun& run, const std::vector<AbSample>& samples,
                                   const AbReportOptions& options, const AbHtmlAttributes& html);
 
 // -e FILE: "Percentage served,Time in ms" and one row per percent, 0 to 100. ab reads past its

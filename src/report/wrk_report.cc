@@ -128,11 +128,12 @@ std::string render_wrk_banner(uint64_t duration_ns, std::string_view url, uint64
   return out;
 }
 
-std::string render_wrk_report(const RunResult& r, bool latency_distribution) {
+std::string render_wrk_report(const RunResult& r, const Histogram& rate_samples,
+                              bool latency_distribution) {
   std::string out;
   append(out, "  Thread Stats%6s%11s%8s%12s\n", "Avg", "Stdev", "Max", "+/- Stdev");
   print_stats(out, "Latency", wrk_stats(r.latency, kNsPerUs), wrk_format_time_us);
-  print_stats(out, "Req/Sec", wrk_stats(r.rate_samples, 1), wrk_format_metric);
+  print_stats(out, "Req/Sec", wrk_stats(rate_samples, 1), wrk_format_metric);
   if (latency_distribution) {
     out += "  Latency Distribution\n";
     for (const long double p : {50.0L, 75.0L, 90.0L, 99.0L}) {

@@ -18,9 +18,11 @@ namespace hail {
 std::string render_wrk_banner(uint64_t duration_ns, std::string_view url, uint64_t threads,
                               uint64_t connections);
 
-// Everything wrk prints after the run, up to and including "Transfer/sec:". latency_distribution:
-// wrk's --latency table (50/75/90/99%).
-std::string render_wrk_report(const RunResult& result, bool latency_distribution);
+// Everything wrk prints after the run, up to and including "Transfer/sec:". rate_samples: each
+// thread's requests/s per 100 ms (load/collectors.h), its Req/Sec row. latency_distribution: wrk's
+// --latency table (50/75/90/99%).
+std::string render_wrk_report(const RunResult& result, const Histogram& rate_samples,
+                              bool latency_distribution);
 
 // wrk's units.c: two decimals in the largest unit the value reaches 85% of.
 // 850 us -> "0.85ms"; from 1e6 us on, seconds/minutes: "1.00s", "0.85m" (never hours).

@@ -44,8 +44,13 @@ TEST(AbFlags, DefaultsAreAbs) {
   EXPECT_EQ(c.run.request.http_minor, 0);
   EXPECT_FALSE(c.run.request.keep_alive);
   EXPECT_EQ(c.run.protocol, HttpProtocol::kHttp1);
-  EXPECT_TRUE(c.run.keep_request_log);
-  EXPECT_TRUE(c.run.first_response_facts);
+  // ab's report needs every request's record and the first response's facts: both collectors are
+  // registered with the run.
+  ASSERT_NE(c.request_log, nullptr);
+  ASSERT_NE(c.first_response, nullptr);
+  ASSERT_EQ(c.run.collectors.size(), 2u);
+  EXPECT_EQ(c.run.collectors[0].get(), c.request_log.get());
+  EXPECT_EQ(c.run.collectors[1].get(), c.first_response.get());
   EXPECT_EQ(c.hostname, "127.0.0.1");
   EXPECT_EQ(c.port, 8080);
   EXPECT_EQ(c.path, "/x?y=1");

@@ -8,6 +8,7 @@
 
 #include "core/clock.h"
 #include "core/url.h"
+#include "load/collectors.h"
 #include "load/runner.h"
 #include "server/server.h"
 
@@ -67,44 +68,51 @@ TEST(Runner, DefaultThreadsFollowTheAffinityMask) {
   ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
 }
 
-// ab's needs: every measured request in the log with its timeline, the first response's facts.
+// ab's needs: every measured request in the log with its timeline, the first response's facts,
+// gathered by collectors the front-end registers.
 TEST_F(RunnerTest, RequestLogAndFirstResponseFacts) {
   RunOptions o = options_for("/bytes/100");
   o.requests = 50;
   o.duration_ns = 0;
   o.request.keep_alive = false;  // a connect per request: every record has a connect time
-  o.keep_request_log = true;
-  o.first_response_facts = true;
+  auto log = std::make_shared<RequestLogCollectors>(o.requests);
+  auto first = std::make_shared<FirstResponseCollector>();
+  o.collectors = {log, first};
   auto r = run_load(o, nullptr);
   ASSERT_TRUE(r.ok()) << r.error().message;
-  ASSERT_EQ(r->request_log.size(), 50u);
-  EXPECT_EQ(r->document_length, 100);
-  EXPECT_FALSE(r->server_software.empty());
-  for (size_t i = 0; i < r->request_log.size(); ++i) {
-    const RequestRecord& rec = r->request_log[i];
+  ASSERT_EQ(log->log().size(), 50u);
+  EXPECT_EQ(first->document_length(), 100);
+  EXPECT_FALSE(first->server_software().empty());
+  for (size_t i = 0; i < log->log().size(); ++i) {
+    const RequestRecord& rec = log->log()[i];
     EXPECT_EQ(rec.status, 200);
     EXPECT_EQ(rec.body_bytes, 100u);
     EXPECT_GT(rec.connect_ns, 0u);
     EXPECT_GE(rec.total_ns, rec.connect_ns + rec.wait_ns);
     EXPECT_GE(rec.start_unix_ns, r->start_unix_ns);
     if (i > 0) {
-      EXPECT_GE(rec.start_unix_ns, r->request_log[i - 1].start_unix_ns);
+      EXPECT_GE(rec.start_unix_ns, log->log()[i - 1].start_unix_ns);
     }
   }
   // Keep-alive: only the first request of each connection has a connect time.
   o.request.keep_alive = true;
+  auto keep_alive_log = std::make_shared<RequestLogCollectors>(o.requests);
+  o.collectors = {keep_alive_log};
   auto k = run_load(o, nullptr);
   ASSERT_TRUE(k.ok());
   size_t with_connect = 0;
-  for (const RequestRecord& rec : k->request_log) with_connect += rec.connect_ns > 0 ? 1 : 0;
+  for (const RequestRecord& rec : keep_alive_log->log()) {
+    with_connect += rec.connect_ns > 0 ? 1 : 0;
+  }
   EXPECT_EQ(with_connect, 4u);
+  // A run that registers no collector feeds none: the first run's stay as they were.
   RunOptions plain = options_for("/bytes/1");
   plain.requests = 10;
   plain.duration_ns = 0;
   auto p = run_load(plain, nullptr);
   ASSERT_TRUE(p.ok());
-  EXPECT_TRUE(p->request_log.empty());
-  EXPECT_EQ(p->document_length, -1);
+  EXPECT_EQ(log->log().size(), 50u);
+  EXPECT_EQ(first->document_length(), 100);
 }
 
 TEST_F(RunnerTest, ExactRequestCountMatchesTheServer) {

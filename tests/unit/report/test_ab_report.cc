@@ -29,9 +29,17 @@ RequestRecord record(uint64_t start_offset_ns, uint64_t connect_ns, uint64_t wai
   return r;
 }
 
+// A run as ab's report sees it: hail's result and what ab's collectors gathered.
+struct AbData : RunResult {
+  std::vector<RequestRecord> request_log;
+  std::string server_software;
+  int64_t document_length = -1;
+  AbRun run() const { return AbRun{*this, request_log, server_software, document_length}; }
+};
+
 // Three requests: a fresh connection, a reused one, and a fresh one with a shorter 404 body.
-RunResult three_requests() {
-  RunResult r;
+AbData three_requests() {
+  AbData r;
   r.duration_ns = 250 * kMs;
   r.counters.completed = 3;
   r.counters.errors[static_cast<size_t>(ErrorClass::kConnect)] = 2;
@@ -89,7 +97,7 @@ TEST(AbReport, SamplesInAbsFinalOrder) {
 TEST(AbReport, SamplesAndMediansMatchAbsSortChainWithTies) {
   std::srand(7);
   for (int round = 0; round < 200; ++round) {
-    RunResult r = three_requests();
+    AbData r = three_requests();
     r.request_log.clear();
     const int n = 1 + std::rand() % 40;
     for (int i = 0; i < n; ++i) {
@@ -136,7 +144,7 @@ TEST(AbReport, SamplesAndMediansMatchAbsSortChainWithTies) {
       ASSERT_EQ(got[i].wait_us, ref[i].wait_us);
     }
     r.counters.completed = static_cast<uint64_t>(n);
-    const std::string text = render_ab_report(r, got, options());
+    const std::string text = render_ab_report(r.run(), got, options());
     const auto median_column = [&text](const char* label) {
       const size_t at = text.find(label);
       EXPECT_NE(at, std::string::npos) << label;
@@ -155,8 +163,8 @@ TEST(AbReport, SamplesAndMediansMatchAbsSortChainWithTies) {
 }
 
 TEST(AbReport, FullReport) {
-  const RunResult r = three_requests();
-  const std::string text = render_ab_report(r, ab_samples(r.request_log), options());
+  const AbData r = three_requests();
+  const std::string text = render_ab_report(r.run(), ab_samples(r.request_log), options());
   EXPECT_EQ(text,
             "\n\n"
             "Server Software:        hail/1.0\n"
@@ -200,7 +208,7 @@ TEST(AbReport, FullReport) {
 }
 
 TEST(AbReport, VariantsOfTheReport) {
-  RunResult r = three_requests();
+  AbData r = three_requests();
   AbReportOptions o = options();
   o.keep_alive = false;
   o.variable_length = true;  // -l: no Length failures, "Variable"
@@ -210,7 +218,7 @@ TEST(AbReport, VariantsOfTheReport) {
   o.ssl_protocol = "TLSv1.3,TLS_AES_256_GCM_SHA384,2048,256";
   o.server_temp_key = "X25519 253 bits";
   o.tls_server_name = "example.com";
-  const std::string text = render_ab_report(r, ab_samples(r.request_log), o);
+  const std::string text = render_ab_report(r.run(), ab_samples(r.request_log), o);
   EXPECT_NE(text.find("Server Port:            8080\n"
                       "SSL/TLS Protocol:       TLSv1.3,TLS_AES_256_GCM_SHA384,2048,256\n"
                       "Server Temp Key:        X25519 253 bits\n"
@@ -243,7 +251,7 @@ TEST(AbReport, VariantsOfTheReport) {
 }
 
 TEST(AbReport, WarningsWhenMeanAndMedianDisagree) {
-  RunResult r;
+  AbData r;
   r.duration_ns = kMs;
   r.counters.completed = 3;
   r.document_length = 0;
@@ -252,7 +260,7 @@ TEST(AbReport, WarningsWhenMeanAndMedianDisagree) {
                    record(0, 0, 100 * kUs, 1600 * kUs, 0, 200)};
   AbReportOptions o = options();
   o.keep_alive = false;
-  const std::string text = render_ab_report(r, ab_samples(r.request_log), o);
+  const std::string text = render_ab_report(r.run(), ab_samples(r.request_log), o);
   // mean 1466 us -> 1 ms; ab's median for an odd count averages elements 1 and 2: 1500 -> 2 ms.
   EXPECT_NE(text.find("Total:          1    1   0.1      2       2\n"
                       "ERROR: The median and mean for the processing time are more than twice "
@@ -266,11 +274,11 @@ TEST(AbReport, WarningsWhenMeanAndMedianDisagree) {
 }
 
 TEST(AbReport, NothingCompleted) {
-  RunResult r;
+  AbData r;
   r.duration_ns = kMs;
   AbReportOptions o = options();
   o.keep_alive = false;
-  const std::string text = render_ab_report(r, {}, o);
+  const std::string text = render_ab_report(r.run(), {}, o);
   EXPECT_TRUE(
       text.ends_with("Complete requests:      0\n"
                      "Failed requests:        0\n"
@@ -288,12 +296,12 @@ TEST(AbReport, HtmlReport) {
             " Copyright 1996 Adam Twiss, Zeus Technology Ltd, http://www.zeustech.net/<br>\n"
             " Licensed to The Apache Software Foundation, http://www.apache.org/<br>\n"
             "</p>\n<p>\n");
-  const RunResult r = three_requests();
+  const AbData r = three_requests();
   AbHtmlAttributes html;
   html.table = "border=1";
   const std::string th = "<tr ><th colspan=2 bgcolor=white>";
   const std::string td = "</th><td colspan=2 bgcolor=white>";
-  EXPECT_EQ(render_ab_html_report(r, ab_samples(r.request_log), options(), html),
+  EXPECT_EQ(render_ab_html_report(r.run(), ab_samples(r.request_log), options(), html),
             "\n\n<table border=1>\n" + th + "Server Software:" + td + "hail/1.0</td></tr>\n" + th +
                 "Server Hostname:" + td + "127.0.0.1</td></tr>\n" + th + "Server Port:" + td +
                 "8080</td></tr>\n" + th + "Document Path:" + td + "/x?y=1</td></tr>\n" + th +
@@ -351,19 +359,19 @@ TEST(AbReport, GnuplotFile) {
 }
 
 TEST(AbReport, FailuresAndKeepAlive) {
-  RunResult r = three_requests();
-  AbFailures f = ab_failures(r, false);
+  AbData r = three_requests();
+  AbFailures f = ab_failures(r.run(), false);
   EXPECT_EQ(f.connect, 2u);
   EXPECT_EQ(f.receive, 1u);
   EXPECT_EQ(f.length, 1u);
   EXPECT_EQ(f.exceptions, 1u);
   EXPECT_EQ(f.total(), 5u);
-  EXPECT_EQ(ab_failures(r, true).length, 0u);
-  EXPECT_EQ(ab_keep_alive_requests(r, 2), 3u);
-  EXPECT_EQ(ab_keep_alive_requests(r, 1), 2u);  // one connection closed by the server
+  EXPECT_EQ(ab_failures(r.run(), true).length, 0u);
+  EXPECT_EQ(ab_keep_alive_requests(r.run(), 2), 3u);
+  EXPECT_EQ(ab_keep_alive_requests(r.run(), 1), 2u);  // one connection closed by the server
   // No connection ever carried a second request: the server does not keep connections alive.
   for (RequestRecord& rec : r.request_log) rec.connect_ns = 5;
-  EXPECT_EQ(ab_keep_alive_requests(r, 2), 0u);
+  EXPECT_EQ(ab_keep_alive_requests(r.run(), 2), 0u);
 }
 
 TEST(AbReport, ServerSoftware) {

@@ -10,8 +10,13 @@ namespace {
 // Latency samples at the midpoints of their histogram slots, so that the histogram's mean and
 // deviation are exact: 1000.192 us (x1000), 2000.384 us (x2000), 2999.296 us (x1000).
 // mean 2000.064 us, sample stdev 706.878 us, half the samples within one stdev.
-RunResult sample_result() {
-  RunResult r;
+// A run as wrk's report sees it: hail's result and each thread's Req/Sec samples.
+struct WrkData : RunResult {
+  Histogram rate_samples;
+};
+
+WrkData sample_result() {
+  WrkData r;
   r.url = "http://127.0.0.1:8080/";
   r.connections = 10;
   r.threads = 2;
@@ -54,11 +59,11 @@ TEST(WrkReport, LineByLine) {
       "  Non-2xx or 3xx responses: 10\n"
       "Requests/sec:   2000.00\n"
       "Transfer/sec:    602.82KB\n";
-  EXPECT_EQ(render_wrk_report(sample_result(), true), expected);
+  EXPECT_EQ(render_wrk_report(sample_result(), sample_result().rate_samples, true), expected);
 }
 
 TEST(WrkReport, OptionalLinesOnlyWhenThereIsSomethingToSay) {
-  RunResult r = sample_result();
+  WrkData r = sample_result();
   r.counters.errors = {};
   r.status_codes.clear();
   r.status_codes[200] = 3990;
@@ -70,13 +75,13 @@ TEST(WrkReport, OptionalLinesOnlyWhenThereIsSomethingToSay) {
       "  4000 requests in 2.00s, 1.18MB read\n"
       "Requests/sec:   2000.00\n"
       "Transfer/sec:    602.82KB\n";
-  EXPECT_EQ(render_wrk_report(r, false), expected);
+  EXPECT_EQ(render_wrk_report(r, r.rate_samples, false), expected);
 }
 
 // What wrk 4.1 prints when no response completed (captured from the real wrk): it divides 0 by 0
 // for the "+/- Stdev" column.
 TEST(WrkReport, NothingCompleted) {
-  RunResult r;
+  WrkData r;
   r.duration_ns = 1'000'000'000;
   const std::string expected =
       "  Thread Stats   Avg      Stdev     Max   +/- Stdev\n"
@@ -90,17 +95,17 @@ TEST(WrkReport, NothingCompleted) {
       "  0 requests in 1.00s, 0.00B read\n"
       "Requests/sec:      0.00\n"
       "Transfer/sec:       0.00B\n";
-  EXPECT_EQ(render_wrk_report(r, true), expected);
+  EXPECT_EQ(render_wrk_report(r, r.rate_samples, true), expected);
 }
 
 TEST(WrkReport, OneSampleIsAllWithinTheDeviation) {
-  RunResult r;
+  WrkData r;
   r.duration_ns = 1'000'000'000;
   // The mean is the slot's midpoint (123.437 ms), the maximum the exact value.
   r.latency.record(123'456'789);
   r.rate_samples.record(10);
   r.counters.completed = 1;
-  const std::string report = render_wrk_report(r, false);
+  const std::string report = render_wrk_report(r, r.rate_samples, false);
   EXPECT_NE(report.find("    Latency   123.44ms    0.00us 123.46ms  100.00%\n"), std::string::npos)
       << report;
   EXPECT_NE(report.find("    Req/Sec    10.00      0.00    10.00    100.00%\n"), std::string::npos)

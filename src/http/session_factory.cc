@@ -1,0 +1,41 @@
+#include "http/session_factory.h"
+
+#include <algorithm>
+
+#include "http/http1_client_session.h"
+
+namespace hail {
+
+const char* wire_protocol_name(WireProtocol protocol) {
+  switch (protocol) {
+    case WireProtocol::kHttp09:
+      return "http/0.9";
+    case WireProtocol::kHttp10:
+      return "http/1.0";
+    case WireProtocol::kHttp11:
+      return "http/1.1";
+    case WireProtocol::kHttp2:
+      return "h2";
+  }
+  return "?";
+}
+
+WireProtocol SessionFactory::protocol_for(std::string_view alpn) const {
+  const bool h2 = settings_.protocol == HttpProtocol::kHttp2 ||
+                  (settings_.protocol == HttpProtocol::kAuto && alpn == "h2");
+  if (h2) return WireProtocol::kHttp2;
+  if (settings_.http09) return WireProtocol::kHttp09;
+  return settings_.http_minor == 0 ? WireProtocol::kHttp10 : WireProtocol::kHttp11;
+}
+
+std::unique_ptr<ClientSession> SessionFactory::make(WireProtocol protocol) const {
+  if (protocol == WireProtocol::kHttp2) return std::make_unique<H2ClientSession>(settings_.h2);
+  return std::make_unique<Http1ClientSession>(settings_.pipeline,
+                                              protocol == WireProtocol::kHttp09);
+}
+
+uint32_t SessionFactory::max_in_flight() const {
+  return std::max({settings_.pipeline, settings_.h2.max_streams, 1u});
+}
+
+}  // namespace hail

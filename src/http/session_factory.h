@@ -1,0 +1,49 @@
+// SessionFactory: the one place where a connection's HTTP version is chosen (from the run's choice
+// and what TLS's ALPN negotiated) and its ClientSession is made. Built once per worker from the
+// run's settings, read-only afterwards; used by that worker's connections on its thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "http/client_session.h"
+#include "http/h2_client_session.h"
+
+namespace hail {
+
+// Which HTTP a run asks for: HTTP/2 when TLS's ALPN picks it (kAuto), always (--h2: ALPN h2 only,
+// or prior-knowledge h2c in cleartext), or never (--h1).
+enum class HttpProtocol : uint8_t { kAuto, kHttp1, kHttp2 };
+
+// What a connection spoke.
+enum class WireProtocol : uint8_t { kHttp09, kHttp10, kHttp11, kHttp2 };
+inline constexpr size_t kWireProtocolCount = 4;
+
+// "http/0.9", "http/1.0", "http/1.1", "h2" (ALPN's names where it has them).
+const char* wire_protocol_name(WireProtocol protocol);
+
+struct SessionSettings {
+  HttpProtocol protocol = HttpProtocol::kAuto;
+  uint32_t pipeline = 1;  // HTTP/1.1 requests in flight per connection
+  bool http09 = false;
+  int http_minor = 1;  // of the requests sent over HTTP/1
+  H2Settings h2;
+};
+
+class SessionFactory {
+ public:
+  explicit SessionFactory(const SessionSettings& settings) : settings_(settings) {}
+
+  // The protocol of a connection whose TLS handshake selected `alpn` ("" for cleartext or none).
+  WireProtocol protocol_for(std::string_view alpn) const;
+  // A session for that protocol, ready for reset(). Connections keep theirs across reconnects.
+  std::unique_ptr<ClientSession> make(WireProtocol protocol) const;
+  // Requests a connection may have in flight at most, whichever protocol it speaks.
+  uint32_t max_in_flight() const;
+
+ private:
+  SessionSettings settings_;
+};
+
+}  // namespace hail

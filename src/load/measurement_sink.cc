@@ -1,0 +1,48 @@
+#include "load/measurement_sink.h"
+
+namespace hail {
+
+MeasurementSink::MeasurementSink(SinkSettings settings)
+    : settings_(std::move(settings)),
+      windows_(settings_.windows),
+      coalescer_(settings_.coalesce_wakeups) {
+  for (const std::string& name : settings_.tag_names) tags_.intern(name);
+}
+
+void MeasurementSink::start(EventLoop& loop, uint64_t now_ns) {
+  windows_.start(loop, now_ns, &open_connections_);
+  for (Collector* c : collectors_) c->on_start(loop, settings_.measure_start_ns);
+}
+
+void MeasurementSink::stop(EventLoop& loop, uint64_t now_ns, uint64_t counted_in_flight) {
+  recorder_.set_in_flight(counted_in_flight);
+  windows_.stop(now_ns);
+  for (Collector* c : collectors_) c->on_stop(loop, now_ns);
+}
+
+void MeasurementSink::on_outcome(const Outcome& o) {
+  --in_flight_;
+  if (o.completed()) {
+    if (o.counted) {
+      if (settings_.open_loop) {
+        recorder_.on_complete_planned(o.status, o.planned_ns, o.sent_ns, o.done_ns);
+      } else {
+        recorder_.on_complete(o.status, o.service_ns());
+      }
+      for (uint32_t i = 0; i < o.interim; ++i) recorder_.on_interim();
+      tags_.on_complete(o.tag, o.status, o.latency_ns());
+    }
+    coalescer_.on_response(o.service_ns());
+    windows_.on_complete(o.counted, o.status, o.latency_ns());
+  } else {
+    if (o.counted) {
+      recorder_.on_error(o.error);
+      if (o.reason != nullptr && *o.reason != '\0') recorder_.on_error_reason(o.error, o.reason);
+      tags_.on_error(o.tag, o.error);
+    }
+    windows_.on_error(o.counted, o.error);
+  }
+  for (Collector* c : collectors_) c->on_outcome(o);
+}
+
+}  // namespace hail
