@@ -10,6 +10,9 @@ machine before every run, and reports per tool:
   * peak RSS, connections opened (server-side accepts), CPU used by anything else (foreign%),
   * ratios to wrk computed within the same repetition, summarised as medians.
 
+Before/after: --tools hail-base,hail --hail-base OLD/hail runs a second hail binary with exactly
+hail's command lines, interleaved with it, and adds ratio columns of every tool to hail-base.
+
 With --callgrind it also measures user-space instructions per request under valgrind.
 TLS scenarios (h2tls:FILE, h1tls:FILE) run against the same nginx on two more ports (HTTP/2 and
 HTTP/1.1 over TLS, a throw-away self-signed certificate) and compare hail with h2load.
@@ -39,14 +42,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_HAIL = REPO / "build" / "release" / "hail"
 DEFAULT_SCENARIOS = "1k:ka,100k:ka,1m:ka,1k:close,10k-conns"
-KNOWN_TOOLS = ("wrk", "hail", "h2load", "ab", "hail-wrk", "hail-ab")
+KNOWN_TOOLS = ("wrk", "hail", "h2load", "ab", "hail-wrk", "hail-ab", "hail-base")
+# hail itself and hail-base: the same command line, the --hail binary or the --hail-base binary
+HAIL_TOOLS = ("hail", "hail-base")
 # hail's front-ends: the other tool's own command line, run as `hail wrk ...` / `hail ab ...`
 FRONTENDS = {"hail-wrk": "wrk", "hail-ab": "ab"}
 # which tools can run which protocol ("http" = the cleartext HTTP/1.1 scenarios)
 TOOLS_FOR = {
     "http": KNOWN_TOOLS,
-    "h2tls": ("hail", "h2load"),
-    "h1tls": ("hail", "h2load", "wrk"),
+    "h2tls": ("hail", "h2load", "hail-base"),
+    "h1tls": ("hail", "h2load", "wrk", "hail-base"),
 }
 # the reference tool of each protocol: ratios in its tables are taken to this tool's runs
 BASE_TOOL = {"http": "wrk", "h2tls": "h2load", "h1tls": "h2load"}
@@ -291,17 +296,22 @@ class ClientQuota:
             pass
 
 
-def tool_command(tool, sc, url, hail, conns=None, dur=None, json_path=None):
+def tool_command(tool, sc, url, hail, conns=None, dur=None, json_path=None, hail_base=None):
     """(argv, stop_after): stop_after = seconds after which the harness sends SIGINT, or None.
 
-    json_path: hail only, where its JSON report goes (--json; the text report stays on stdout)."""
+    json_path: hail and hail-base only, where the JSON report goes (--json; the text report stays
+    on stdout). hail_base: the --hail-base binary, which hail-base runs with hail's command line."""
     c = sc.conns if conns is None else conns
     d = sc.dur if dur is None else dur
     close = sc.mode == "close"
     proto = getattr(sc, "proto", "http")
     script = ["-s", sc.script] if getattr(sc, "script", None) else []
-    if script and tool not in ("wrk", "hail"):
+    if script and tool not in ("wrk",) + HAIL_TOOLS:
         raise ValueError("%s cannot run wrk scripts" % tool)
+    if tool == "hail-base":  # exactly hail's argv, with the other binary
+        if not hail_base:
+            raise ValueError("hail-base needs the --hail-base binary")
+        return tool_command("hail", sc, url, hail_base, conns, dur, json_path)
     if tool in FRONTENDS:  # exactly the other tool's argv, with `hail <tool>` in front
         argv, stop = tool_command(FRONTENDS[tool], sc, url, hail, conns, dur)
         return [hail] + argv, stop
@@ -339,11 +349,12 @@ def parse_tool_output(tool, text):
         "ab": r"^Requests per second:\s*([\d.]+)",
         "hail-wrk": r"^Requests/sec:\s*([\d.]+)",
         "hail-ab": r"^Requests per second:\s*([\d.]+)",
+        "hail-base": r"^Requests/sec:\s*([\d.]+)",
     }
     m = re.search(pats[tool], text, re.M)
     if m:
         out["tool_rps"] = m.group(1)
-    if tool == "hail":
+    if tool in HAIL_TOOLS:
         m = re.search(r"^\s*Connections\s+(\d+) opened", text, re.M)
         if m:
             out["tool_conns"] = m.group(1)
@@ -666,8 +677,8 @@ class Harness:
         url = "%s://127.0.0.1:%d%s" % ("https" if proto != "http" else "http", self.nginx.port_for(proto), sc.path)
         logfile = self.workdir / "logs" / ("%s_%s_r%d_a%d.log" % (sc.name.replace(":", "_"), tool, rep, attempt))
         # hail's JSON report (TLS scenarios): completed requests, negotiated protocol and cipher
-        json_path = logfile.with_suffix(".json") if (tool == "hail" and proto != "http") else None
-        argv, stop_after = tool_command(tool, sc, url, a.hail, json_path=json_path)
+        json_path = logfile.with_suffix(".json") if (tool in HAIL_TOOLS and proto != "http") else None
+        argv, stop_after = tool_command(tool, sc, url, a.hail, json_path=json_path, hail_base=a.hail_base)
         pinned = ["taskset", "-c", str(a.client_cpu)] + argv
         if self.quota is not None:
             pinned = self.quota.wrap(pinned)
@@ -747,7 +758,7 @@ class Harness:
             "client_us_per_req_steady": steady_us,
         }
         row.update(claims)
-        log("#   %-7s rep %d%s: %9.0f req/s  %6s us/req  rss %6s KiB  conns %6d  foreign %4.1f%%  exit %d%s" % (
+        log("#   %-9s rep %d%s: %9.0f req/s  %6s us/req  rss %6s KiB  conns %6d  foreign %4.1f%%  exit %d%s" % (
             tool, rep, " (retry %d)" % attempt if attempt else "", rps,
             ("%.3f" % (cpu * 1e6 / reqs)) if reqs > 0 else "-", row["peak_rss_kib"], accepts,
             max(0.0, foreign), code, "  [tool: %s]" % claims["tool_errors"] if claims["tool_errors"] else ""))
@@ -757,7 +768,7 @@ class Harness:
         a = self.args
         for sc in scenarios:
             sc_tools = [t for t in tools if t in TOOLS_FOR[sc.proto]
-                        and (not sc.script or t in ("wrk", "hail"))]
+                        and (not sc.script or t in ("wrk",) + HAIL_TOOLS)]
             skipped = [t for t in tools if t not in sc_tools]
             log("# scenario %s%s" % (sc.name, " (not for %s)" % ", ".join(skipped) if skipped else ""))
             if not sc_tools:
@@ -795,7 +806,7 @@ class Harness:
         for tool in tools:
             res = {}
             for d in durs:
-                argv, stop_after = tool_command(tool, sc, url, a.hail, conns=50, dur=d)
+                argv, stop_after = tool_command(tool, sc, url, a.hail, conns=50, dur=d, hail_base=a.hail_base)
                 out = self.workdir / "logs" / ("callgrind_%s_%ds.out" % (tool, d))
                 logfile = self.workdir / "logs" / ("callgrind_%s_%ds.log" % (tool, d))
                 pinned = ["taskset", "-c", str(a.client_cpu), "valgrind", "--tool=callgrind",
@@ -807,7 +818,7 @@ class Harness:
                 reqs = req1 - req0 - 1
                 instr = read_callgrind_total(out, logfile)
                 res[d] = (reqs, instr, code)
-                log("#   %-7s %d s under callgrind: %d requests, %s instructions, exit %d" % (
+                log("#   %-9s %d s under callgrind: %d requests, %s instructions, exit %d" % (
                     tool, d, reqs, instr if instr is not None else "?", code))
                 if not a.keep:
                     try:
@@ -834,6 +845,10 @@ class Harness:
                 v = first_line(["wrk", "-v"])
             elif t == "hail":
                 v = first_line([a.hail, "--version"])
+                if "hail-base" in tools:  # before/after: which binary is which
+                    v = "hail: %s (%s)" % (v, a.hail)
+            elif t == "hail-base":
+                v = "hail-base: %s (%s)" % (first_line([a.hail_base, "--version"]), a.hail_base)
             elif t == "h2load":
                 v = first_line(["h2load", "--version"])
             elif t in FRONTENDS:
@@ -849,6 +864,10 @@ class Harness:
         if a.client_quota:
             print("- client capped at %g %% of one CPU (CPU cgroup quota, 100 ms period): the generator, not nginx, "
                   "is the limit, so requests/s measure the client" % a.client_quota)
+        if "hail-base" in tools:
+            print("- before/after: hail-base runs exactly hail's command lines with %s (hail: %s); "
+                  "`÷ hail-base` columns are ratios to hail-base's run in the same repetition, median" % (
+                      a.hail_base, a.hail))
         if any(sc.tls for sc in scenarios):
             print("- TLS: nginx `ssl_protocols TLSv1.2 TLSv1.3`, TLS 1.3 suite %s only, self-signed ECDSA P-256 "
                   "certificate; h2tls: ALPN h2, %d streams per connection; ratios to h2load" % (
@@ -870,13 +889,6 @@ class Harness:
             print()
             print("## " + sc.describe(size))
             print()
-            hdr = ["tool", "n", "req/s (server, steady)", "client µs/req", "µs/req ÷ " + bt, "req/s ÷ " + bt,
-                   "nginx µs/req", "client+nginx ÷ " + bt, "peak RSS KiB", "conns opened", "conns active",
-                   "foreign %"]
-            if tls:  # client CPU per request inside the steady window (no handshakes, no start-up)
-                hdr[6:6] = ["client µs/req, steady", "steady ÷ " + bt]
-            print("| " + " | ".join(hdr) + " |")
-            print("|" + "|".join(["---"] + ["---:"] * (len(hdr) - 1)) + "|")
             # statistics over undisturbed runs when a tool has any (n = undisturbed/total)
             used, nclean = {}, {}
             for tool in dict.fromkeys(r["tool"] for r in rs):
@@ -885,6 +897,18 @@ class Harness:
                 used[tool] = (clean or tr, len(tr))
                 nclean[tool] = len(clean)
             wrk = {r["rep"]: r for r in used.get(bt, ([], 0))[0]}  # the reference tool's runs
+            # before/after: when both hail and hail-base ran, ratios to hail-base's runs as well
+            before = "hail" in used and "hail-base" in used
+            base_runs = {r["rep"]: r for r in used["hail-base"][0]} if before else {}
+            hdr = ["tool", "n", "req/s (server, steady)", "client µs/req", "µs/req ÷ " + bt, "req/s ÷ " + bt]
+            if before:
+                hdr += ["µs/req ÷ hail-base", "req/s ÷ hail-base"]
+            if tls:  # client CPU per request inside the steady window (no handshakes, no start-up)
+                hdr += ["client µs/req, steady", "steady ÷ " + bt]
+            hdr += ["nginx µs/req", "client+nginx ÷ " + bt, "peak RSS KiB", "conns opened", "conns active",
+                    "foreign %"]
+            print("| " + " | ".join(hdr) + " |")
+            print("|" + "|".join(["---"] + ["---:"] * (len(hdr) - 1)) + "|")
 
             def num(r, k):
                 return float(r[k]) if r.get(k) not in (None, "") else None
@@ -893,11 +917,12 @@ class Harness:
                 c, n = num(r, "client_us_per_req"), num(r, "srv_us_per_req")
                 return c + n if c is not None and n is not None else None
 
-            def ratio(tr, get):
+            def ratio(tr, get, ref=wrk):
+                """get(run) / get(ref's run of the same repetition), per repetition."""
                 out = []
                 for r in tr:
-                    if r["rep"] in wrk:
-                        x, y = get(r), get(wrk[r["rep"]])
+                    if r["rep"] in ref:
+                        x, y = get(r), get(ref[r["rep"]])
                         if x is not None and y:
                             out.append(x / y)
                 return out
@@ -915,6 +940,9 @@ class Harness:
                     median_range(ratio(tr, cli), "%.2f"),
                     median_range(ratio(tr, lambda r: num(r, "rps")), "%.2f"),
                 ] + ([
+                    median_range(ratio(tr, cli, base_runs), "%.2f"),
+                    median_range(ratio(tr, lambda r: num(r, "rps"), base_runs), "%.2f"),
+                ] if before else []) + ([
                     median_range([v for v in map(steady, tr) if v is not None], "%.3f"),
                     median_range(ratio(tr, steady), "%.2f"),
                 ] if tls else []) + [
@@ -926,8 +954,9 @@ class Harness:
                     median_range([float(r["foreign_pct"]) for r in tr], "%.1f"),
                 ]
                 print("| " + " | ".join(cols) + " |")
-                if tls and tool == "hail" and bt in used:
-                    targets.append((sc.name, ratio(tr, lambda r: num(r, "rps")), ratio(tr, cli), ratio(tr, steady), bt))
+                if tls and tool in HAIL_TOOLS and bt in used:
+                    targets.append((sc.name if tool == "hail" else "%s, %s" % (sc.name, tool),
+                                    ratio(tr, lambda r: num(r, "rps")), ratio(tr, cli), ratio(tr, steady), bt))
                 for r in tr:
                     if r["tool_errors"]:
                         notes.append("%s rep %s reported errors: %s" % (tool, r["rep"], r["tool_errors"]))
@@ -1045,9 +1074,13 @@ def main():
         description="Compare HTTP load generators (hail, wrk, ...) against a private nginx on 127.0.0.1.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--hail", default=str(DEFAULT_HAIL), help="hail binary")
+    p.add_argument("--hail-base", metavar="PATH", default=None,
+                   help="before/after: a second hail binary (e.g. an older build copied to /tmp/base/hail) "
+                        "that the tool hail-base runs with exactly hail's command lines; the tables then "
+                        "get ratio columns to hail-base")
     p.add_argument("--scenarios", default=DEFAULT_SCENARIOS,
                    help="comma-separated FILE:MODE (FILE index|1k|100k|1m, MODE ka|close), h2tls:FILE, "
-                        "h1tls:FILE, lua:NAME (bench/scripts/NAME.lua, wrk and hail) or Nk-conns; "
+                        "h1tls:FILE, lua:NAME (bench/scripts/NAME.lua; wrk, hail, hail-base) or Nk-conns; "
                         "'none' for none (e.g. with --callgrind)")
     p.add_argument("--reps", type=int, default=3, help="repetitions (tool order rotates every repetition)")
     p.add_argument("--duration", type=int, default=5, help="seconds per run (Nk-conns runs always last 5 s)")
@@ -1096,12 +1129,24 @@ def main():
                 die("hail binary not found at %s (build it: ./run build release, or pass --hail PATH)" % a.hail)
             a.hail = os.path.abspath(a.hail)
             avail.append(t)
+        elif t == "hail-base":
+            if not a.hail_base:
+                die("--tools hail-base needs --hail-base PATH (the hail binary to compare against, "
+                    "e.g. an older build copied to /tmp/base/hail)")
+            if not (os.path.isfile(a.hail_base) and os.access(a.hail_base, os.X_OK)):
+                die("--hail-base: no executable hail binary at %s" % a.hail_base)
+            a.hail_base = os.path.abspath(a.hail_base)
+            avail.append(t)
         elif shutil.which(t):
             avail.append(t)
         else:
             log("# skipping %s (not installed)" % t)
     if not avail:
         die("no load generator to run")
+    if a.hail_base and "hail-base" not in avail:
+        log("# note: --hail-base is only used by the tool hail-base, which is not in --tools")
+    elif "hail-base" in avail and "hail" in avail and os.path.realpath(a.hail) == os.path.realpath(a.hail_base):
+        log("# note: --hail and --hail-base are the same file (an A/A comparison)")
     for need in ("taskset", a.nginx):
         if not shutil.which(need):
             die("%s not found" % need)
