@@ -41,6 +41,7 @@ Readiness ClosedLoopPacer::on_ready(uint32_t c, uint64_t now_ns, uint32_t in_fli
     return {in_flight == 0 ? Next::kClose : Next::kWaitForResponses};
   }
   if (fresh) return {Next::kFill};
+  if (!pauses_) return {Next::kFillAtBatchEnd};
   if (in_flight == 0) {
     const uint64_t think_ns = next_think_ns();
     if (host_.finished()) return {Next::kWaitForResponses};

@@ -153,7 +153,7 @@ void Connection::follow(Readiness readiness, uint64_t now_ns) {
     case Next::kFillAtBatchEnd:
       if (!send_deferred_) {
         send_deferred_ = true;
-        env_->host->defer_send(this);
+        env_->deferred_sends->push_back(this);
       }
       return;
     case Next::kPauseUntil:
@@ -371,13 +371,9 @@ void Connection::on_first_byte(uint32_t slot) {
 }
 
 void Connection::on_response_complete(uint32_t slot, int status, uint32_t interim) {
-  Outcome o;
-  o.status = status;
-  o.interim = interim;
-  o.body_bytes = session_->last_body_bytes();
   answered_ = true;
   backoff_ms_ = 0;
-  finish(slot, o);
+  finish(slot, status, interim, ErrorClass::kCount, nullptr);
   if (stop_after_response_) {
     stop_after_response_ = false;
     env_->host->stop_for_script(script_stop_);
@@ -385,20 +381,24 @@ void Connection::on_response_complete(uint32_t slot, int status, uint32_t interi
 }
 
 void Connection::on_request_failed(uint32_t slot, ErrorClass error, const char* reason) {
-  Outcome o;
-  o.error = error;
-  o.reason = reason;
-  finish(slot, o);
+  finish(slot, 0, 0, error, reason);
 }
 
-void Connection::finish(uint32_t slot, Outcome& o) {
+void Connection::finish(uint32_t slot, int status, uint32_t interim, ErrorClass error,
+                        const char* reason) {
   Slot& s = slots_[slot];
+  Outcome o;
   o.planned_ns = s.ticket.planned_ns;
   o.sent_ns = s.send_ns;
   o.first_byte_ns = s.first_byte_ns;
   o.done_ns = env_->loop->now_ns();
   o.start_ns = s.start_ns;
   o.connect_ns = s.connect_ns;
+  o.status = status;
+  o.error = error;
+  o.reason = reason;
+  o.interim = interim;
+  o.body_bytes = error == ErrorClass::kCount ? session_->last_body_bytes() : 0;
   o.connection = index_;
   o.tag = s.tag;
   o.counted = s.ticket.counted;

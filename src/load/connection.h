@@ -31,11 +31,6 @@ struct SocketAddress;
 // The worker's side of its connections, besides the pacer and the sink.
 class ConnectionHost {
  public:
-  // Keep-alive connections whose response just completed send their next request after the whole
-  // epoll batch has been handled, not in the middle of it: the server then finds the requests of
-  // many connections in one wake-up (as wrk's write-on-EPOLLOUT does), which costs it less CPU per
-  // request. The send time is still taken when each request is written.
-  virtual void defer_send(Connection* connection) = 0;
   virtual void stop_for_script(const std::string& error) = 0;
   virtual void on_connect_started() = 0;
   virtual void on_connect_finished(bool ok) = 0;
@@ -49,6 +44,12 @@ struct ConnectionEnv {
   EventLoop* loop = nullptr;
   ConnectionHost* host = nullptr;
   const bool* finished = nullptr;  // the worker's run is over: nothing more is recorded
+  // Keep-alive connections whose response just completed send their next request after the whole
+  // epoll batch has been handled, not in the middle of it: the server then finds the requests of
+  // many connections in one wake-up (as wrk's write-on-EPOLLOUT does), which costs it less CPU per
+  // request. The send time is still taken when each request is written. The worker flushes this
+  // list (Connection::send_deferred) at the end of each batch; its capacity is reserved up front.
+  std::vector<Connection*>* deferred_sends = nullptr;
   Pacer* pacer = nullptr;
   MeasurementSink* sink = nullptr;
   RequestSource* source = nullptr;
@@ -71,7 +72,7 @@ class Connection final : public IoHandler, private SessionListener {
             std::unique_ptr<Transport> transport);
   void start();          // connect
   void shutdown();       // end of run: close without recording anything further
-  void send_deferred();  // the worker's end-of-batch flush (see ConnectionHost::defer_send)
+  void send_deferred();  // the worker's end-of-batch flush (see ConnectionEnv::deferred_sends)
   void wake();           // the pacer has requests for this waiting connection
 
   // Requests in flight that belong to the measured phase (for the in-flight total at stop).
@@ -124,7 +125,8 @@ class Connection final : public IoHandler, private SessionListener {
   // After the session consumed bytes (or the peer closed): next requests, or reconnect.
   void after_responses(uint64_t now_ns);
   void fail_all(ErrorClass error, const char* reason);
-  void finish(uint32_t slot, Outcome& outcome);
+  // The request in `slot` has its outcome: its slot is freed, the sink and the pacer are told.
+  void finish(uint32_t slot, int status, uint32_t interim, ErrorClass error, const char* reason);
   void set_capture();
   void close_fd();
   void reconnect() { reconnect_after(0); }
@@ -153,7 +155,7 @@ class Connection final : public IoHandler, private SessionListener {
   const SocketAddress* address_ = nullptr;
   int fd_ = -1;
   State state_ = State::kClosed;
-  bool send_deferred_ = false;  // queued in the worker's end-of-batch flush
+  bool send_deferred_ = false;  // on the worker's end-of-batch list
   bool thinking_ = false;       // the next request waits for the timer (Next::kPauseUntil)
   bool opened_ = false;         // counted in the sink's open connections
   bool answered_ = false;       // a response completed since this connection opened

@@ -20,28 +20,16 @@ void MeasurementSink::stop(EventLoop& loop, uint64_t now_ns, uint64_t counted_in
   for (Collector* c : collectors_) c->on_stop(loop, now_ns);
 }
 
-void MeasurementSink::on_outcome(const Outcome& o) {
-  --in_flight_;
-  if (o.completed()) {
-    if (o.counted) {
-      if (settings_.open_loop) {
-        recorder_.on_complete_planned(o.status, o.planned_ns, o.sent_ns, o.done_ns);
-      } else {
-        recorder_.on_complete(o.status, o.service_ns());
-      }
-      for (uint32_t i = 0; i < o.interim; ++i) recorder_.on_interim();
-      tags_.on_complete(o.tag, o.status, o.latency_ns());
-    }
-    coalescer_.on_response(o.service_ns());
-    windows_.on_complete(o.counted, o.status, o.latency_ns());
-  } else {
-    if (o.counted) {
-      recorder_.on_error(o.error);
-      if (o.reason != nullptr && *o.reason != '\0') recorder_.on_error_reason(o.error, o.reason);
-      tags_.on_error(o.tag, o.error);
-    }
-    windows_.on_error(o.counted, o.error);
+void MeasurementSink::on_failure(const Outcome& o) {
+  if (o.counted) {
+    recorder_.on_error(o.error);
+    if (o.reason != nullptr && *o.reason != '\0') recorder_.on_error_reason(o.error, o.reason);
+    tags_.on_error(o.tag, o.error);
   }
+  windows_.on_error(o.counted, o.error);
+}
+
+void MeasurementSink::feed_collectors(const Outcome& o) {
   for (Collector* c : collectors_) c->on_outcome(o);
 }
 

@@ -80,7 +80,25 @@ class MeasurementSink {
   void on_first_byte(bool counted, uint64_t ttfb_ns) {
     if (counted) recorder_.on_first_byte(ttfb_ns);
   }
-  void on_outcome(const Outcome& o);
+  void on_outcome(const Outcome& o) {
+    --in_flight_;
+    if (o.completed()) {
+      if (o.counted) {
+        if (settings_.open_loop) {
+          recorder_.on_complete_planned(o.status, o.planned_ns, o.sent_ns, o.done_ns);
+        } else {
+          recorder_.on_complete(o.status, o.service_ns());
+        }
+        for (uint32_t i = 0; i < o.interim; ++i) recorder_.on_interim();
+        tags_.on_complete(o.tag, o.status, o.latency_ns());
+      }
+      coalescer_.on_response(o.service_ns());
+      windows_.on_complete(o.counted, o.status, o.latency_ns());
+    } else {
+      on_failure(o);
+    }
+    if (!collectors_.empty()) [[unlikely]] feed_collectors(o);
+  }
   bool wants_capture(uint32_t connection) const {
     for (const Collector* c : collectors_) {
       if (c->wants_capture(connection)) return true;
@@ -107,6 +125,8 @@ class MeasurementSink {
 
  private:
   bool measuring(uint64_t now_ns) const { return now_ns >= settings_.measure_start_ns; }
+  void on_failure(const Outcome& o);
+  void feed_collectors(const Outcome& o);
 
   SinkSettings settings_;
   Recorder recorder_;

@@ -55,13 +55,15 @@ class PacerHost {
   virtual void open(uint32_t connection) = 0;            // connect a closed connection
   virtual void wake(uint32_t connection) = 0;            // fill it now (after Grant::kWait)
   virtual void close_when_idle(uint32_t connection) = 0;  // now if nothing is in flight or opening
-  virtual bool finished() const = 0;
   virtual void finish() = 0;  // the plan is over: end this worker's run
+  // The worker's run is over (asked on every request: a plain read, not a virtual call).
+  bool finished() const { return finished_; }
   // A script hook failed (error) or asked to stop (""): the worker's run ends.
   virtual void stop_for_script(const std::string& error) = 0;
 
  protected:
   ~PacerHost() = default;
+  bool finished_ = false;  // set by the host when its run ends
 };
 
 class Pacer {

@@ -102,12 +102,14 @@ void RatePacer::plan_due(uint64_t now_ns) {
 void RatePacer::dispatch() {
   while (queue_size_ > 0 && !idle_.empty() && !host_.finished()) {
     const uint32_t c = idle_.back();
-    if (!host_.can_send(c)) {
-      idle_.pop_back();
+    const size_t waiting = queue_size_;
+    if (host_.can_send(c)) host_.wake(c);
+    // A connection that could not send (or took nothing when woken) leaves the list, so the loop
+    // always progresses; it is listed again when it next asks.
+    if (queue_size_ == waiting || !host_.can_send(c)) {
+      if (!idle_.empty() && idle_.back() == c) idle_.pop_back();
       listed_[c] = false;
-      continue;
     }
-    host_.wake(c);
   }
   // Requests wait for a connection: open more, up to the cap, instead of letting them queue.
   while (queue_size_ > idle_.size() + host_.connecting() && started_ < host_.connection_count() &&

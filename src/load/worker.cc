@@ -71,6 +71,7 @@ Status Worker::init() {
   env_.loop = loop_.get();
   env_.host = this;
   env_.finished = &finished_;
+  env_.deferred_sends = &deferred_sends_;
   env_.sink = sink_.get();
   env_.source = setup_.source.get();
   env_.script = setup_.script;

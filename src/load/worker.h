@@ -88,12 +88,10 @@ class Worker final : private PacerHost, private ConnectionHost {
   void open(uint32_t c) override { connections_[c].start(); }
   void wake(uint32_t c) override { connections_[c].wake(); }
   void close_when_idle(uint32_t c) override { connections_[c].close_when_idle(); }
-  bool finished() const override { return finished_; }
   void finish() override { finish(loop_->now_ns()); }
   // PacerHost and ConnectionHost: a script hook failed (error) or asked to stop ("").
   void stop_for_script(const std::string& error) override;
   // ConnectionHost
-  void defer_send(Connection* connection) override { deferred_sends_.push_back(connection); }
   void on_connect_started() override { ++connecting_; }
   void on_connect_finished(bool ok) override;
 
@@ -117,7 +115,6 @@ class Worker final : private PacerHost, private ConnectionHost {
   std::vector<Connection*> deferred_sends_;  // capacity reserved for every connection up front
   WorkerProgress progress_;
   WorkerSummary summary_;
-  bool finished_ = false;
   bool ever_connected_ = false;
   uint32_t connecting_ = 0;  // connections between connect() and its outcome
   uint32_t early_connect_failures_ = 0;
