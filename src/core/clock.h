@@ -1,6 +1,6 @@
 // Time sources. Hot-path code takes `now_ns` values as arguments (so pure code never reads a
-// clock); the event loop reads MonotonicClock once per wake-up. ManualClock drives tests. Stateless
-// / single-owner: any thread.
+// clock, and tests pass any time they like); the event loop reads the monotonic clock once per
+// wake-up. Stateless: any thread.
 #pragma once
 
 #include <time.h>
@@ -27,17 +27,5 @@ inline uint64_t unix_now_ns() {
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * kNsPerSec + static_cast<uint64_t>(ts.tv_nsec);
 }
-
-// A clock that only moves when told to: for schedulers and timers under test.
-class ManualClock {
- public:
-  explicit ManualClock(uint64_t start_ns = 0) : now_ns_(start_ns) {}
-  uint64_t now_ns() const { return now_ns_; }
-  void advance_ns(uint64_t delta_ns) { now_ns_ += delta_ns; }
-  void set_ns(uint64_t now_ns) { now_ns_ = now_ns; }
-
- private:
-  uint64_t now_ns_;
-};
 
 }  // namespace hail

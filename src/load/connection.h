@@ -136,7 +136,6 @@ class Connection final : public IoHandler, private SessionListener {
   // A connection that closes before any response was answered on it (a server accepting and
   // dropping connections) reconnects after the connect backoff, not at once.
   uint64_t reopen_delay_ns(uint64_t otherwise_ns);
-  void arm_request_timer();
   void on_request_timer(uint64_t now_ns);
   static void on_timer(Timer* timer, void* ctx);
   bool finished() const { return *env_->finished; }

@@ -59,13 +59,6 @@ int EventLoop::add(int fd, uint32_t events, IoHandler* handler) {
   return epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : errno;
 }
 
-int EventLoop::modify(int fd, uint32_t events, IoHandler* handler) {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.ptr = handler;
-  return epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev) == 0 ? 0 : errno;
-}
-
 void EventLoop::remove(int fd, IoHandler* handler) {
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
   forget(handler);

@@ -48,7 +48,6 @@ class EventLoop {
 
   // fd registration; return 0 or an errno value.
   int add(int fd, uint32_t events, IoHandler* handler);
-  int modify(int fd, uint32_t events, IoHandler* handler);
   // Deregisters fd and drops any event for `handler` still pending in the batch being dispatched,
   // so a handler may close its fd (or be destroyed) from inside on_io.
   void remove(int fd, IoHandler* handler);
