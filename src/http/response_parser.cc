@@ -51,22 +51,35 @@ void Http1ResponseParser::begin_response(bool head_request) {
   body_bytes_ = 0;
   capture_active_ = capture_;
   if (capture_active_) {
-    headers_.clear();
-    body_.clear();
-    body_truncated_ = false;
+    captured_->headers.clear();
+    captured_->body.clear();
+    captured_->truncated = false;
   }
   start_head();
 }
 
 void Http1ResponseParser::set_capture(bool on, size_t max_body_bytes) {
   capture_ = on;
-  max_capture_body_bytes_ = max_body_bytes;
-  if (!on) {
-    headers_.clear();
-    body_.clear();
-    body_truncated_ = false;
+  if (on && captured_ == nullptr) captured_ = std::make_unique<Captured>();
+  if (captured_ != nullptr) {
+    captured_->max_body_bytes = max_body_bytes;
+    if (!on) {
+      captured_->headers.clear();
+      captured_->body.clear();
+      captured_->truncated = false;
+    }
   }
   if (state_ == State::kHead && !started_) begin_response(head_request_);
+}
+
+const std::vector<std::pair<std::string, std::string>>& Http1ResponseParser::headers() const {
+  static const std::vector<std::pair<std::string, std::string>> kNone;
+  return captured_ != nullptr ? captured_->headers : kNone;
+}
+
+const std::string& Http1ResponseParser::body() const {
+  static const std::string kNone;
+  return captured_ != nullptr ? captured_->body : kNone;
 }
 
 ParseResult Http1ResponseParser::fail(ParseErrorKind kind, const char* reason, size_t consumed) {
@@ -137,7 +150,7 @@ ParseResult Http1ResponseParser::feed(const char* data, size_t len) {
       fail(ParseErrorKind::kHeadTooLarge, "too many interim responses", 0);
       return false;
     }
-    if (capture_active_) headers_.clear();
+    if (capture_active_) captured_->headers.clear();
     state_ = State::kHead;
     return true;
   }
@@ -183,7 +196,7 @@ ParseResult Http1ResponseParser::feed(const char* data, size_t len) {
   ResponseHead head;
   HeadParseResult r;
   if (capture_active_) {
-    headers_.clear();  // only the fields of the final response's head are kept
+    captured_->headers.clear();  // only the fields of the final response's head are kept
     const HeadFieldSink sink{&on_field, this};
     r = parse_response_head(buf, len, &head, &sink);
   } else {
@@ -305,24 +318,25 @@ ParseResult Http1ResponseParser::skip_body(size_t n) {
       return {ParseStatus::kNeedMore, 0};
   }
   // Skipping is only offered once the capture is full, so whatever is skipped is cut off.
-  if (capture_active_ && n > 0) body_truncated_ = true;
+  if (capture_active_ && n > 0) captured_->truncated = true;
   return {status, n};
 }
 
 // Called for every body byte in capture mode, also once the cap is reached, so that
 // body_truncated() does not depend on how the bytes were split.
 void Http1ResponseParser::capture_body(const char* data, size_t len) {
-  size_t room = max_capture_body_bytes_ - body_.size();
+  Captured& c = *captured_;
+  size_t room = c.max_body_bytes - c.body.size();
   if (len > room) {
-    body_truncated_ = true;
+    c.truncated = true;
     len = room;
   }
-  body_.append(data, len);
+  c.body.append(data, len);
 }
 
 void Http1ResponseParser::on_field(void* ctx, std::string_view name, std::string_view value) {
   auto* self = static_cast<Http1ResponseParser*>(ctx);
-  auto& field = self->headers_.emplace_back(std::string(name), std::string());
+  auto& field = self->captured_->headers.emplace_back(std::string(name), std::string());
   // An obs-fold leaves its line break in the value; without it the folded lines are joined by
   // their leading whitespace, as RFC 9112 §5.2 asks.
   std::string& v = field.second;

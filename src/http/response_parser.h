@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -115,9 +116,9 @@ class Http1ResponseParser {
   // kept until the next begin_response.
   void set_capture(bool on, size_t max_body_bytes = kDefaultMaxCaptureBodyBytes);
   bool capture() const { return capture_; }
-  const std::vector<std::pair<std::string, std::string>>& headers() const { return headers_; }
-  const std::string& body() const { return body_; }
-  bool body_truncated() const { return body_truncated_; }
+  const std::vector<std::pair<std::string, std::string>>& headers() const;
+  const std::string& body() const;
+  bool body_truncated() const { return captured_ != nullptr && captured_->truncated; }
 
  private:
   enum class State : uint8_t {
@@ -136,7 +137,9 @@ class Http1ResponseParser {
   // Called with the head complete; decides framing. False on error.
   bool on_head_complete(const ResponseHead& head);
   ParseResult fail(ParseErrorKind kind, const char* reason, size_t consumed);
-  bool capturing_body() const { return capture_active_ && body_.size() < max_capture_body_bytes_; }
+  bool capturing_body() const {
+    return capture_active_ && captured_->body.size() < captured_->max_body_bytes;
+  }
   void capture_body(const char* data, size_t len);
 
   static void on_field(void* ctx, std::string_view name, std::string_view value);
@@ -160,10 +163,15 @@ class Http1ResponseParser {
 
   bool capture_ = false;         // requested
   bool capture_active_ = false;  // in effect for the current response
-  bool body_truncated_ = false;
-  size_t max_capture_body_bytes_ = kDefaultMaxCaptureBodyBytes;
-  std::vector<std::pair<std::string, std::string>> headers_;
-  std::string body_;
+  // What capture keeps: allocated when capture is first asked for, so that a parser that never
+  // captures (most of 10,000 connections) stays small.
+  struct Captured {
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+    bool truncated = false;
+    size_t max_body_bytes = kDefaultMaxCaptureBodyBytes;
+  };
+  std::unique_ptr<Captured> captured_;
   // Bytes of a head split across feeds (empty when the head is parsed in place).
   std::string pending_head_;
 };

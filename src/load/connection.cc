@@ -76,8 +76,7 @@ void Connection::connect_now() {
     return;
   }
   // The connect (and TLS handshake) deadline shares the request timeout.
-  deadline_ns_ = connect_start_ns_ + env_->timeout_ns;
-  env_->loop->arm(timer_, deadline_ns_);
+  env_->loop->arm(timer_, connect_start_ns_ + env_->timeout_ns);
 }
 
 void Connection::on_connect_failed(const char* reason) {
@@ -94,14 +93,14 @@ void Connection::on_connect_failed(const char* reason) {
 }
 
 void Connection::on_connected(uint64_t now_ns) {
-  env_->sink->on_connected(now_ns, now_ns - connect_start_ns_);
+  connect_took_ns_ = now_ns - connect_start_ns_;
+  env_->sink->on_connected(now_ns, connect_took_ns_);
   transport_->attach(fd_);
   if (!transport_->is_tls()) {
     on_handshake_done(now_ns);
     return;
   }
   state_ = State::kHandshaking;
-  handshake_start_ns_ = now_ns;
   drive_handshake(now_ns);
 }
 
@@ -109,7 +108,8 @@ void Connection::drive_handshake(uint64_t now_ns) {
   IoResult r = transport_->handshake();
   if (r.status == IoStatus::kOk) {
     now_ns = env_->loop->refresh_now_ns();
-    env_->sink->on_tls_handshake(now_ns, now_ns - handshake_start_ns_, transport_->tls_resumed());
+    const uint64_t handshake_start_ns = connect_start_ns_ + connect_took_ns_;
+    env_->sink->on_tls_handshake(now_ns, now_ns - handshake_start_ns, transport_->tls_resumed());
     on_handshake_done(now_ns);
     return;
   }
@@ -124,7 +124,7 @@ void Connection::on_handshake_done(uint64_t now_ns) {
   fresh_ = true;
   connect_took_ns_ = now_ns - connect_start_ns_;
   const WireProtocol protocol = env_->sessions->protocol_for(transport_->alpn());
-  std::unique_ptr<ClientSession>& session = sessions_[static_cast<size_t>(protocol)];
+  std::unique_ptr<ClientSession>& session = sessions_[protocol == WireProtocol::kHttp2 ? 1 : 0];
   if (!session) session = env_->sessions->make(protocol);
   session_ = session.get();
   set_capture();
@@ -376,7 +376,7 @@ void Connection::on_response_complete(uint32_t slot, int status, uint32_t interi
   finish(slot, status, interim, ErrorClass::kCount, nullptr);
   if (stop_after_response_) {
     stop_after_response_ = false;
-    env_->host->stop_for_script(script_stop_);
+    env_->host->stop_for_script(*env_->script_stop);
   }
 }
 
@@ -521,14 +521,16 @@ void Connection::on_timer(Timer* /*timer*/, void* ctx) {
       self->connect_now();
       return;
     case State::kConnecting:
-    case State::kHandshaking:
-      if (now_ns >= self->deadline_ns_) {
+    case State::kHandshaking: {
+      const uint64_t deadline_ns = self->connect_start_ns_ + self->env_->timeout_ns;
+      if (now_ns >= deadline_ns) {
         self->on_connect_failed(self->state_ == State::kHandshaking ? "TLS handshake timed out"
                                                                     : errno_reason(ETIMEDOUT));
       } else {
-        loop.arm(self->timer_, self->deadline_ns_);
+        loop.arm(self->timer_, deadline_ns);
       }
       return;
+    }
     case State::kOpen:
     case State::kIdle:
       if (self->thinking_ && self->in_flight_ == 0) {

@@ -58,6 +58,10 @@ struct ConnectionEnv {
   uint64_t timeout_ns = 0;  // per request; also bounds connect + TLS handshake
   bool http09 = false;      // half-close after the request (webbench -9)
   char* read_buffer = nullptr;
+  // A script's response(): the header views of the call, and the error (or "" for a stop) that
+  // ends the run once the response is counted. Shared scratch: one response at a time.
+  std::vector<ScriptResponseHeader>* script_headers = nullptr;
+  std::string* script_stop = nullptr;
 };
 
 class Connection final : public IoHandler, private SessionListener {
@@ -163,19 +167,16 @@ class Connection final : public IoHandler, private SessionListener {
   bool sink_captures_ = false;        // a collector wants this connection's next response
   uint32_t backoff_ms_ = 0;
   uint32_t in_flight_ = 0;
+  // TCP connect, then TCP connect and TLS handshake: what the first request on it waited for.
   uint64_t connect_took_ns_ = 0;
-  uint64_t connect_start_ns_ = 0;
-  uint64_t handshake_start_ns_ = 0;
-  uint64_t deadline_ns_ = 0;  // connect / handshake deadline
+  uint64_t connect_start_ns_ = 0;  // + the timeout: the connect and handshake deadline
   Timer timer_;
   std::unique_ptr<Transport> transport_;
   ClientSession* session_ = nullptr;  // one of sessions_, chosen per connect
-  // Kept across reconnects (one per protocol), so a connection per request allocates nothing.
-  std::unique_ptr<ClientSession> sessions_[kWireProtocolCount];
+  // Kept across reconnects (HTTP/1 and HTTP/2), so a connection per request allocates nothing.
+  std::unique_ptr<ClientSession> sessions_[2];
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
-  std::vector<ScriptResponseHeader> header_views_;  // scripts' response(): capacity reused
-  std::string script_stop_;                         // the error ("" for a stop)
 };
 
 }  // namespace hail

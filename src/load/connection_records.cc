@@ -16,13 +16,15 @@ void Connection::on_response_captured(
   ThreadScript* script = env_->script;
   if (script == nullptr || !script->wants_response() || finished()) return;
   // wrk calls response() for every response, warm-up included; the views live during the call.
-  header_views_.clear();
-  for (const auto& [name, value] : headers) header_views_.push_back({name, value});
+  std::vector<ScriptResponseHeader>& views = *env_->script_headers;
+  views.clear();
+  for (const auto& [name, value] : headers) views.push_back({name, value});
   // The response itself is counted right after this call: the run stops only then.
-  if (Status st = script->response(status, header_views_.data(), header_views_.size(), body); !st) {
-    script_stop_ = st.error().message;
+  if (Status st = script->response(status, views.data(), views.size(), body); !st) {
+    *env_->script_stop = st.error().message;
     stop_after_response_ = true;
   } else if (script->stop_requested()) {
+    env_->script_stop->clear();
     stop_after_response_ = true;
   }
 }

@@ -79,6 +79,8 @@ Status Worker::init() {
   env_.timeout_ns = plan_.options.timeout_ns;
   env_.http09 = plan_.options.http09;
   env_.read_buffer = read_buffer_.get();
+  env_.script_headers = &script_headers_;
+  env_.script_stop = &script_stop_;
   for (uint32_t i = 0; i < connections_.size(); ++i) {
     const uint32_t g = i < share_.connection_groups.size() ? share_.connection_groups[i] : 0;
     const std::vector<SocketAddress>& addresses = setup_.groups[g].addresses;

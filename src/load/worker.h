@@ -113,6 +113,8 @@ class Worker final : private PacerHost, private ConnectionHost {
   std::vector<Connection> connections_;
   std::unique_ptr<Pacer> pacer_;             // after connections_: destroyed first
   std::vector<Connection*> deferred_sends_;  // capacity reserved for every connection up front
+  std::vector<ScriptResponseHeader> script_headers_;  // ConnectionEnv's scratch
+  std::string script_stop_;
   WorkerProgress progress_;
   WorkerSummary summary_;
   bool ever_connected_ = false;
