@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "cli/connect_probe.h"
 #include "cli/run_command.h"
 #include "cli/wrk_flags.h"
+#include "net/connect_probe.h"
 #include "report/wrk_report.h"
 
 #ifndef HAIL_VERSION_STRING

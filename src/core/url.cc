@@ -134,4 +134,10 @@ Result<Url> parse_url(std::string_view text) {
   return url;
 }
 
+bool is_ip_literal(const std::string& host) {
+  in6_addr address{};  // room for either family
+  return inet_pton(AF_INET, host.c_str(), &address) == 1 ||
+         inet_pton(AF_INET6, host.c_str(), &address) == 1;
+}
+
 }  // namespace hail
