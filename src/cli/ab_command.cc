@@ -14,7 +14,6 @@
 #include "cli/ab_flags.h"
 #include "cli/ab_tls_probe.h"
 #include "cli/run_command.h"
-#include "http/request.h"
 #include "load/runner.h"
 #include "report/ab_report.h"
 
@@ -123,6 +122,64 @@ AbReportOptions report_options(const AbCommand& cmd) {
   return o;
 }
 
+// ab's header and "Benchmarking" line (the HTML form has no "Benchmarking" line).
+void print_banner(const AbCommand& cmd) {
+  if (cmd.html) {
+    std::fputs(render_ab_html_copyright().c_str(), stdout);
+  } else {
+    std::fputs(render_ab_copyright().c_str(), stdout);
+    std::fputs(render_ab_benchmarking(cmd.hostname, cmd.proxy ? cmd.proxy_host : "", cmd.proxy_port,
+                                      cmd.heartbeat > 0)
+                   .c_str(),
+               stdout);
+  }
+  std::fflush(stdout);
+}
+
+// After the run: ab's closing progress line, its report, then its -e / -g files (opened after the
+// report; ab writes none with HTML output). Returns ab's exit status.
+int report_run(const AbCommand& cmd, const RunResult& r, Heartbeat& heartbeat) {
+  heartbeat.advance(r.counters.completed);
+  if (!r.interrupted) {
+    if (cmd.heartbeat > 0) {
+      std::fprintf(stderr, "Finished %llu requests\n",
+                   static_cast<unsigned long long>(r.counters.completed));
+      std::fflush(stderr);
+    } else {
+      std::fputs(std::string(kAbDone).c_str(), stdout);
+    }
+  }
+  const AbRun ab_run{r, cmd.request_log->log(), cmd.first_response->server_software(),
+                     cmd.first_response->document_length()};
+  const std::vector<AbSample> samples = ab_samples(ab_run.request_log);
+  AbReportOptions options = report_options(cmd);
+  if (cmd.tls) {
+    const AbTlsFacts facts = probe_ab_tls_facts(cmd.run, r);
+    options.ssl_protocol = facts.protocol;
+    options.server_temp_key = facts.temp_key;
+  }
+  // ab's SIGINT handler prints the report of what was done, then exits 1.
+  const int status = r.interrupted ? 1 : 0;
+  if (cmd.html) {
+    std::fputs(render_ab_html_report(ab_run, samples, options, cmd.html_attributes).c_str(),
+               stdout);
+    std::fflush(stdout);
+    return status;
+  }
+  std::fputs(render_ab_report(ab_run, samples, options).c_str(), stdout);
+  std::fflush(stdout);
+  if (samples.empty()) return status;
+  const Output files[] = {
+      {cmd.csv_path, "CSV", [&samples](const RunResult&) { return render_ab_csv(samples); }},
+      {cmd.gnuplot_path, "gnuplot",
+       [&samples](const RunResult&) { return render_ab_gnuplot(samples); }},
+  };
+  for (const Output& file : files) {
+    if (!file.path.empty() && !write_file(file.path, file.render(r), file.flag)) return 1;
+  }
+  return status;
+}
+
 }  // namespace
 
 int run_ab_command(const std::vector<std::string>& args, std::string_view program) {
@@ -136,25 +193,13 @@ int run_ab_command(const std::vector<std::string>& args, std::string_view progra
   const AbCommand& cmd = parse.command;
   for (const std::string& note : cmd.notes) std::fprintf(stderr, "hail: %s\n", note.c_str());
   block_stop_signals();
-  if (cmd.html) {
-    std::fputs(render_ab_html_copyright().c_str(), stdout);  // and no "Benchmarking" line
-  } else {
-    std::fputs(render_ab_copyright().c_str(), stdout);
-    std::fputs(render_ab_benchmarking(cmd.hostname, cmd.proxy ? cmd.proxy_host : "", cmd.proxy_port,
-                                      cmd.heartbeat > 0)
-                   .c_str(),
-               stdout);
-  }
-  std::fflush(stdout);
+  print_banner(cmd);
   if (parse.outcome == AbParse::Outcome::kFailRun) {
     std::fputs(parse.err.c_str(), stderr);
     return parse.exit_status;
   }
-  const RunOptions& run = cmd.run;
   if (cmd.verbosity >= 2) {
-    std::string head = render_request(run.request);
-    head.resize(head.size() - run.request.body.size());
-    std::printf("INFO: %s header == \n---\n%s\n---\n", run.request.method.c_str(), head.c_str());
+    std::fputs(render_ab_request_info(cmd.run.request.method, cmd.request_head).c_str(), stdout);
     std::fflush(stdout);
   }
   if (int status = resolve_status(cmd.proxy ? cmd.proxy_host : cmd.hostname,
@@ -162,14 +207,13 @@ int run_ab_command(const std::vector<std::string>& args, std::string_view progra
       status != 0) {
     return status;
   }
-
   Heartbeat heartbeat(cmd.heartbeat);
   auto tick = [&heartbeat](const RunProgress& p) {
     if (stop_signal_pending()) return true;
     heartbeat.advance(p.completed);
     return false;
   };
-  auto result = run_load(run, tick);
+  auto result = run_load(cmd.run, tick);
   if (!result) {
     std::fprintf(stderr, "hail: %s\n", result.error().message.c_str());
     return 1;
@@ -178,45 +222,7 @@ int run_ab_command(const std::vector<std::string>& args, std::string_view progra
   if (r.counters.connections_opened == 0 && r.counters.completed == 0 && !r.interrupted) {
     return report_unreachable(r);
   }
-  heartbeat.advance(r.counters.completed);
-  if (!r.interrupted) {
-    if (cmd.heartbeat > 0) {
-      std::fprintf(stderr, "Finished %llu requests\n",
-                   static_cast<unsigned long long>(r.counters.completed));
-      std::fflush(stderr);
-    } else {
-      std::fputs(std::string(kAbDone).c_str(), stdout);
-    }
-  }
-
-  const AbRun ab_run{r, cmd.request_log->log(), cmd.first_response->server_software(),
-                     cmd.first_response->document_length()};
-  const std::vector<AbSample> samples = ab_samples(ab_run.request_log);
-  AbReportOptions options = report_options(cmd);
-  if (cmd.tls) {
-    const AbTlsFacts facts = probe_ab_tls_facts(run, r);
-    options.ssl_protocol = facts.protocol;
-    options.server_temp_key = facts.temp_key;
-  }
-  if (cmd.html) {
-    // ab writes no -e / -g file with HTML output.
-    std::fputs(render_ab_html_report(ab_run, samples, options, cmd.html_attributes).c_str(), stdout);
-    std::fflush(stdout);
-    return r.interrupted ? 1 : 0;
-  }
-  std::fputs(render_ab_report(ab_run, samples, options).c_str(), stdout);
-  std::fflush(stdout);
-  if (!samples.empty()) {
-    if (!cmd.csv_path.empty() && !write_file(cmd.csv_path, render_ab_csv(samples), "CSV")) {
-      return 1;
-    }
-    if (!cmd.gnuplot_path.empty() &&
-        !write_file(cmd.gnuplot_path, render_ab_gnuplot(samples), "gnuplot")) {
-      return 1;
-    }
-  }
-  // ab's SIGINT handler prints the report of what was done, then exits 1.
-  return r.interrupted ? 1 : 0;
+  return report_run(cmd, r, heartbeat);
 }
 
 }  // namespace hail

@@ -1,6 +1,7 @@
-// ApacheBench 2.3's command line (`hail ab ...`, or hail started as "ab"): apr_getopt's reading,
-// ab's atoi numbers, defaults, checks and messages, turned into one RunOptions plus ab's output
-// choices. Owner: cli. Pure apart from reading the -p/-u file: it prints nothing; any thread.
+// ApacheBench 2.3's command line (`hail ab ...`, or hail started as "ab"): its flag table read
+// the way apr_getopt reads it, ab's atoi numbers, defaults, checks and messages, turned into one
+// RunOptions plus ab's output choices. Owner: cli. Pure apart from reading the -p/-u file: it
+// prints nothing; any thread.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/flag_table.h"
 #include "load/collectors.h"
 #include "load/run_options.h"
 #include "report/ab_report.h"
@@ -34,6 +36,8 @@ struct AbCommand {
   std::string hostname;
   uint16_t port = 0;
   std::string path;
+  // The request's head exactly as sent (request line, fields, empty line): what -v 2 prints.
+  std::string request_head;
   bool tls = false;
   std::string tls_sni;  // "TLS Server Name" line: -H Host's value or the host; empty for an IP
   int requests = 1;     // -n, or 50000 with -t
@@ -75,6 +79,12 @@ struct AbParse {
 // `args` are the words after "ab" (argv[1..] when started as ab); `program` is argv[0] as ab
 // would see it ("ab", or the path of the link), for the usage text and messages.
 AbParse parse_ab_flags(const std::vector<std::string>& args, std::string_view program);
+
+// ab's usage text (it goes to stderr), byte for byte as Debian's ab (built with OpenSSL) prints
+// it, rendered from the flag table, with `program` (argv[0]) in its first line.
+std::string render_ab_usage(std::string_view program);
+// Every flag of the table, for the test that checks README against it.
+std::vector<FlagName> ab_flag_names();
 
 // C's atoi as glibc computes it (strtol clamped to long, then truncated to int): leading
 // whitespace, a sign, digits, anything after ignored; 0 when there are no digits.

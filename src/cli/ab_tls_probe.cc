@@ -1,22 +1,22 @@
 #include "cli/ab_tls_probe.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/objects.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <memory>
 #include <string>
+
+#include "core/clock.h"
+#include "core/strings.h"
+#include "core/url.h"
+#include "net/connect_probe.h"
 
 namespace hail {
 
@@ -48,55 +48,25 @@ class Fd {
 
 // A blocking socket connected to host:port within kProbeTimeoutMs, with send/receive timeouts.
 int connect_with_timeout(const std::string& host, uint16_t port) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return -1;
-  int result = -1;
-  for (const addrinfo* a = found; a != nullptr && result < 0; a = a->ai_next) {
-    const int fd =
-        socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    bool ok = connect(fd, a->ai_addr, a->ai_addrlen) == 0;
-    if (!ok && errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      int err = 0;
-      socklen_t len = sizeof err;
-      ok = poll(&p, 1, kProbeTimeoutMs) == 1 &&
-           getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
-    }
-    if (!ok) {
-      close(fd);
-      continue;
-    }
-    const int flags = fcntl(fd, F_GETFL);
-    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-    timeval tv{kProbeTimeoutMs / 1000, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    result = fd;
-  }
-  freeaddrinfo(found);
-  return result;
-}
-
-bool is_ip(const std::string& host) {
-  unsigned char buf[sizeof(in6_addr)];
-  return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
+  ProbeOutcome outcome;
+  const int fd = connect_first(host, port, kProbeTimeoutMs * kNsPerMs, &outcome);
+  if (fd < 0) return -1;
+  const int flags = fcntl(fd, F_GETFL);
+  fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  timeval tv{kProbeTimeoutMs / 1000, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  return fd;
 }
 
 // ab's wording for the server's ephemeral key.
 std::string temp_key_text(EVP_PKEY* key) {
-  char buf[128];
   const int bits = EVP_PKEY_bits(key);
   switch (EVP_PKEY_id(key)) {
     case EVP_PKEY_RSA:
-      std::snprintf(buf, sizeof buf, "RSA %d bits", bits);
-      break;
+      return string_printf("RSA %d bits", bits);
     case EVP_PKEY_DH:
-      std::snprintf(buf, sizeof buf, "DH %d bits", bits);
-      break;
+      return string_printf("DH %d bits", bits);
     case EVP_PKEY_EC: {
       char group[80];
       size_t len = 0;
@@ -105,14 +75,11 @@ std::string temp_key_text(EVP_PKEY* key) {
         group[0] = '?';
         group[1] = '\0';
       }
-      std::snprintf(buf, sizeof buf, "ECDH %s %d bits", group, bits);
-      break;
+      return string_printf("ECDH %s %d bits", group, bits);
     }
     default:
-      std::snprintf(buf, sizeof buf, "%s %d bits", OBJ_nid2sn(EVP_PKEY_id(key)), bits);
-      break;
+      return string_printf("%s %d bits", OBJ_nid2sn(EVP_PKEY_id(key)), bits);
   }
-  return buf;
 }
 
 }  // namespace
@@ -137,7 +104,7 @@ AbTlsFacts probe_ab_tls_facts(const RunOptions& run, const RunResult& result) {
   std::unique_ptr<SSL, SslFree> ssl(SSL_new(ctx.get()));
   if (!ssl || SSL_set_fd(ssl.get(), fd.get()) != 1) return facts;
   const std::string sni = !run.tls.sni.empty() ? run.tls.sni : run.url.host;
-  if (!is_ip(sni)) SSL_set_tlsext_host_name(ssl.get(), sni.c_str());
+  if (!is_ip_literal(sni)) SSL_set_tlsext_host_name(ssl.get(), sni.c_str());
   if (SSL_connect(ssl.get()) != 1) return facts;
   const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl.get());
   int unused = 0;

@@ -1,6 +1,6 @@
-// Flag-value helpers shared by hail's front-ends (native, wrk, ab, webbench): counts and durations
-// with one-line errors naming the flag, whole-file reads, HOST:PORT, and the protocol/TLS checks
-// that need the whole RunOptions. Pure apart from reading files and probing OpenSSL; any thread.
+// Value parsers shared by hail's flag tables (native, ab): counts and durations with
+// one-line errors naming the flag, whole-file reads, HOST:PORT. Owner: cli. Pure apart from
+// reading files; any thread.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,6 @@
 
 #include "cli/arg_parser.h"
 #include "core/result.h"
-#include "load/run_options.h"
 
 namespace hail {
 
@@ -23,12 +22,5 @@ Result<uint64_t> positive_duration(const ParsedFlag& f);
 Result<std::string> read_whole_file(const std::string& path);
 // HOST:PORT for --connect-to: a name, an IPv4 literal or a bracketed IPv6 literal, port 1-65535.
 Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& text);
-// Protocol choices that cannot work together, or need an https:// URL. tls_flag: the last TLS
-// option given ("" for none).
-Status check_protocol_flags(const RunOptions& run, const std::string& tls_flag, bool streams_given,
-                            bool window_given);
-// Version range and cipher lists that OpenSSL would refuse.
-Status check_tls_values(const TlsClientConfig& tls, const std::string& min_text,
-                        const std::string& max_text);
 
 }  // namespace hail

@@ -57,9 +57,5 @@ int main(int argc, char** argv) {
     std::printf("hail %s\n", HAIL_VERSION_STRING);
     return kExitOk;
   }
-  OutputOptions output;
-  output.json_path = cmd->json_path;
-  output.timeseries_path = cmd->timeseries_path;
-  output.progress = !cmd->quiet;
-  return run_and_report(cmd->run, output);
+  return run_and_report(cmd->run, native_outputs(cmd.value()));
 }

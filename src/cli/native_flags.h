@@ -1,12 +1,14 @@
-// The native front-end: `hail [options] URL` flags translated into one RunOptions plus output
-// choices. It only translates and validates; errors are one line naming the flag and value (the
-// caller prints them and exits 2). Pure apart from reading --body-file and building a throw-away
-// TLS context to check --ciphers; any thread.
+// The native front-end: `hail [options] URL` through its flag table (native_table.h) into one
+// RunOptions plus output choices; errors are one line naming the flag and value (the caller
+// prints them and exits 2). Owner: cli. Pure apart from reading --body-file and --urls and a
+// throw-away TLS context that checks --ciphers; any thread.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "cli/flag_table.h"
+#include "cli/run_command.h"
 #include "core/result.h"
 #include "load/run_options.h"
 
@@ -22,6 +24,12 @@ struct NativeCommand {
 };
 
 Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args);
+// `hail --help`, rendered from the flag table.
 std::string native_usage();
+// Every flag of the table, for the test that checks README's flag table.
+std::vector<FlagName> native_flag_names();
+// Where the run's reports go: the text report (or the JSON one, with --json -) on stdout, and one
+// output file per --json FILE and --timeseries FILE.
+OutputOptions native_outputs(const NativeCommand& cmd);
 
 }  // namespace hail

@@ -9,14 +9,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <vector>
 
 #include "core/clock.h"
 #include "load/collectors.h"
 #include "load/runner.h"
 #include "load/script_run.h"
-#include "report/json_report.h"
 #include "report/text_report.h"
-#include "report/timeseries_writer.h"
 
 namespace hail {
 
@@ -55,7 +55,6 @@ struct OutputFile {
 };
 
 bool open_output(const std::string& path, const char* flag, OutputFile& file) {
-  if (path.empty() || path == "-") return true;
   file.path = path;
   struct stat st {};
   file.created = stat(path.c_str(), &st) != 0;
@@ -127,9 +126,49 @@ bool write_output(OutputFile& file, const std::string& text, const char* flag) {
   std::fprintf(stderr, "hail: cannot write %s file \"%s\"\n", flag, file.path.c_str());
   return false;
 }
-}  // namespace
 
-namespace {
+// Every output file opened, in order; false (and none left behind) when one cannot be.
+bool open_outputs(const std::vector<Output>& outputs, std::vector<OutputFile>& files) {
+  files.resize(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (open_output(outputs[i].path, outputs[i].flag, files[i])) continue;
+    for (OutputFile& file : files) discard_output(file);
+    return false;
+  }
+  return true;
+}
+
+// The live progress line on stderr, at most once a second.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+
+  void update(const RunProgress& p) {
+    if (!enabled_ || p.elapsed_ns - last_print_ns_ < kNsPerSec) return;
+    const double measured_s =
+        p.elapsed_ns > p.warmup_ns ? static_cast<double>(p.elapsed_ns - p.warmup_ns) / 1e9 : 0.0;
+    const double rate = measured_s > 0 ? static_cast<double>(p.completed) / measured_s : 0.0;
+    std::fprintf(stderr, "\r\033[K[%6.1fs%s] %llu requests, %.0f req/s, %llu errors",
+                 static_cast<double>(p.elapsed_ns) / 1e9,
+                 p.elapsed_ns < p.warmup_ns ? " warm-up" : "",
+                 static_cast<unsigned long long>(p.completed), rate,
+                 static_cast<unsigned long long>(p.errors));
+    std::fflush(stderr);
+    last_print_ns_ = p.elapsed_ns;
+    printed_ = true;
+  }
+
+  // Erases the line, if one was printed, before the report.
+  void clear() {
+    if (printed_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool enabled_;
+  uint64_t last_print_ns_ = 0;
+  bool printed_ = false;
+};
+
 // A script's done() sees each thread's request rates: the front-end's collector of them, or one of
 // its own.
 std::shared_ptr<RateSampleCollectors> rate_samples_for_script(RunOptions& options) {
@@ -140,76 +179,21 @@ std::shared_ptr<RateSampleCollectors> rate_samples_for_script(RunOptions& option
   options.collectors.push_back(rates);
   return rates;
 }
-}  // namespace
 
-int run_and_report(const RunOptions& given, const OutputOptions& output) {
-  RunOptions options = given;
-  OutputFile json_out, series_out;
-  if (!open_output(output.json_path, "--json", json_out) ||
-      !open_output(output.timeseries_path, "--timeseries", series_out)) {
-    discard_output(json_out);
-    return kExitCouldNotRun;
-  }
-  block_stop_signals();
-  if (!output.banner.empty()) {
-    std::fputs(output.banner.c_str(), stdout);
-    std::fflush(stdout);
-  }
-  const bool show_progress = output.progress && isatty(STDERR_FILENO);
-  uint64_t last_print_ns = 0;
-  bool printed = false;
-  auto tick = [&](const RunProgress& p) {
-    if (stop_signal_pending()) return true;
-    if (show_progress && p.elapsed_ns - last_print_ns >= kNsPerSec) {
-      double measured_s =
-          p.elapsed_ns > p.warmup_ns ? static_cast<double>(p.elapsed_ns - p.warmup_ns) / 1e9 : 0.0;
-      double rate = measured_s > 0 ? static_cast<double>(p.completed) / measured_s : 0.0;
-      std::fprintf(stderr, "\r\033[K[%6.1fs%s] %llu requests, %.0f req/s, %llu errors",
-                   static_cast<double>(p.elapsed_ns) / 1e9,
-                   p.elapsed_ns < p.warmup_ns ? " warm-up" : "",
-                   static_cast<unsigned long long>(p.completed), rate,
-                   static_cast<unsigned long long>(p.errors));
-      std::fflush(stderr);
-      last_print_ns = p.elapsed_ns;
-      printed = true;
-    }
-    return false;
-  };
-  const bool has_script = !options.script_path.empty();
-  std::shared_ptr<RateSampleCollectors> rates;
-  if (has_script) rates = rate_samples_for_script(options);
-  ScriptStdout script_stdout(has_script && output.json_path == "-");
-  std::unique_ptr<ScriptRun> script;
-  auto result = run_load(options, tick, &script);
-  if (printed) std::fprintf(stderr, "\r\033[K");
-  if (!result) {
-    discard_output(json_out);
-    discard_output(series_out);
-    std::fprintf(stderr, "hail: %s\n", result.error().message.c_str());
-    return kExitCouldNotRun;
-  }
-  const RunResult& r = result.value();
-  if (output.json_path == "-") {
-    script_stdout.write_real(render_json_report(r));
-  } else {
-    const std::string text = output.render_text ? output.render_text(r) : render_text_report(r);
-    std::fputs(text.c_str(), stdout);
-    if (!output.json_path.empty() && !write_output(json_out, render_json_report(r), "--json")) {
-      return kExitCouldNotRun;
-    }
-  }
-  if (!output.timeseries_path.empty()) {
-    auto format = timeseries_format_for_path(output.timeseries_path);
-    std::string text = format && *format == TimeseriesFormat::kCsv ? render_timeseries_csv(r)
-                                                                   : render_timeseries_jsonl(r);
-    if (!write_output(series_out, text, "--timeseries")) {
-      return kExitCouldNotRun;
-    }
+// After a run: the report on stdout, the output files in order, the script's done(), and the exit
+// status.
+int report_run(const RunOptions& options, const OutputOptions& output, const RunResult& r,
+               ScriptRun* script, const Histogram* rate_samples, ScriptStdout& script_stdout,
+               std::vector<OutputFile>& files) {
+  script_stdout.write_real(output.render_text ? output.render_text(r) : render_text_report(r));
+  for (size_t i = 0; i < files.size(); ++i) {
+    const Output& o = output.files[i];
+    if (!write_output(files[i], o.render(r), o.flag)) return kExitCouldNotRun;
   }
   // wrk prints what done() writes after its report.
-  if (script) {
+  if (script != nullptr) {
     std::fflush(stdout);
-    if (Status st = script->done(r, rates->samples()); !st) {
+    if (Status st = script->done(r, *rate_samples); !st) {
       std::fprintf(stderr, "hail: script error: %s\n", st.error().message.c_str());
       return kExitCouldNotRun;
     }
@@ -219,7 +203,7 @@ int run_and_report(const RunOptions& given, const OutputOptions& output) {
     std::fprintf(stderr, "hail: script error: %s\n", r.script_error.c_str());
     return kExitCouldNotRun;
   }
-  int status = exit_status_for(r);
+  const int status = exit_status_for(r);
   if (status == kExitCouldNotRun) {
     std::string reason;
     for (const auto& [why, count] : r.error_reasons) {
@@ -232,6 +216,39 @@ int run_and_report(const RunOptions& given, const OutputOptions& output) {
                  reason.empty() ? "" : ": ", reason.c_str());
   }
   return status;
+}
+
+}  // namespace
+
+int run_and_report(const RunOptions& given, const OutputOptions& output) {
+  RunOptions options = given;
+  std::shared_ptr<RateSampleCollectors> rates;
+  if (!options.script_path.empty() || options.wrk_requests)
+    rates = rate_samples_for_script(options);
+  std::vector<OutputFile> files;
+  if (!open_outputs(output.files, files)) return kExitCouldNotRun;
+  block_stop_signals();
+  if (!output.banner.empty()) {
+    std::fputs(output.banner.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  ProgressLine progress(output.progress && isatty(STDERR_FILENO));
+  auto tick = [&progress](const RunProgress& p) {
+    if (stop_signal_pending()) return true;
+    progress.update(p);
+    return false;
+  };
+  ScriptStdout script_stdout(!options.script_path.empty() && output.stdout_is_data);
+  std::unique_ptr<ScriptRun> script;
+  auto result = run_load(options, tick, &script);
+  progress.clear();
+  if (!result) {
+    for (OutputFile& file : files) discard_output(file);
+    std::fprintf(stderr, "hail: %s\n", result.error().message.c_str());
+    return kExitCouldNotRun;
+  }
+  return report_run(options, output, result.value(), script.get(),
+                    rates ? &rates->samples() : nullptr, script_stdout, files);
 }
 
 }  // namespace hail

@@ -1,25 +1,36 @@
 // Front-end plumbing shared by every command that runs a load: signal handling (SIGINT/SIGTERM stop
-// the run and still report), the live progress line, writing the text/JSON reports and choosing the
-// exit status. Main thread only.
+// the run and still report), the live progress line, the report on stdout and the list of output
+// files, and the exit status. Owner: cli. Main thread only.
 #pragma once
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "load/run_options.h"
 #include "stats/run_result.h"
 
 namespace hail {
 
+// One file the run's result is written to: a new output (HTML, JUnit, metrics) is one renderer
+// and one entry. Files are opened before the run, so that a bad path fails in a second, not after
+// it, and left as they were when the run does not happen.
+struct Output {
+  std::string path;
+  const char* flag;  // the flag that named the file, for messages ("--json")
+  std::function<std::string(const RunResult&)> render;
+};
+
 struct OutputOptions {
-  std::string json_path;        // empty: none; "-": JSON on stdout instead of the text report
-  std::string timeseries_path;  // empty: none; CSV or JSON Lines by extension (--timeseries)
-  bool progress = false;        // live line on stderr (only when stderr is a terminal)
-  // Front-ends in another tool's clothes (wrk, ab): printed on stdout before the run starts, and
-  // the text report's renderer (default: render_text_report). A script's done() output follows
-  // the report, as in wrk.
+  bool progress = false;  // live line on stderr (only when stderr is a terminal)
+  // Front-ends in another tool's clothes (wrk): printed on stdout before the run starts.
   std::string banner;
+  // The report on stdout (default: render_text_report). A script's done() output follows it, as
+  // in wrk.
   std::function<std::string(const RunResult&)> render_text;
+  // stdout carries a document to be parsed (--json -): what a script prints goes to stderr.
+  bool stdout_is_data = false;
+  std::vector<Output> files;  // written in this order after the report
 };
 
 // Exit statuses shared by all front-ends.

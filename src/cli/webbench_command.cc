@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "cli/connect_probe.h"
 #include "cli/run_command.h"
 #include "cli/webbench_flags.h"
+#include "net/connect_probe.h"
 #include "report/webbench_report.h"
 
 #ifndef HAIL_VERSION_STRING

@@ -1,13 +1,19 @@
 #include "cli/webbench_flags.h"
 
 #include <algorithm>
+#include <iterator>
+#include <span>
 #include <utility>
 
+#include "cli/flag_table.h"
 #include "cli/gnu_getopt.h"
+#include "cli/run_rules.h"
+#include "core/ascii.h"
+#include "core/numbers.h"
 #include "core/result.h"
 #include "core/units.h"
 #include "core/url.h"
-#include "http/request.h"
+#include "http/request_builder.h"
 
 namespace hail {
 
@@ -29,34 +35,25 @@ constexpr int kHttp09 = 0;
 constexpr int kHttp10 = 1;
 constexpr int kHttp11 = 2;
 
-// Long options that getopt_long stores through a flag pointer in webbench (returning 0); here
-// they get values of their own.
-enum LongOnly : int {
-  kOptForce = 256,
-  kOptReload,
-  kOptGet,
-  kOptHead,
-  kOptOptions,
-  kOptTrace,
+// Options are read and applied one at a time, as webbench's getopt loop does: -V exits, and a bad
+// -p stops, before the options after them are looked at.
+struct WebbenchState {
+  WebbenchParse p;
+  int http_level = kHttp10;
+  std::string method = "GET";
+  int64_t clients = kWebbenchDefaultClients;
+  int64_t seconds = kWebbenchDefaultSeconds;
+  bool force = false;
+  bool reload = false;
+  bool proxy = false;
+  std::string proxy_host;
+  int64_t proxy_port = kWebbenchDefaultPort;
 };
 
-constexpr std::string_view kShortOptions = "912Vfrt:p:c:?h";
-// In webbench's order: it decides which prefix matches glibc lists first.
-constexpr GetoptLongOption kLongOptions[] = {
-    {"force", false, kOptForce}, {"reload", false, kOptReload},
-    {"time", true, 't'},         {"help", false, '?'},
-    {"http09", false, '9'},      {"http10", false, '1'},
-    {"http11", false, '2'},      {"get", false, kOptGet},
-    {"head", false, kOptHead},   {"options", false, kOptOptions},
-    {"trace", false, kOptTrace}, {"version", false, 'V'},
-    {"proxy", true, 'p'},        {"clients", true, 'c'},
-};
+// A handler returns false when webbench stops at this option; p then says how.
+using WebbenchFlag = FlagDef<WebbenchState, bool>;
 
-bool is_c_space(char c) {
-  return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-WebbenchParse fail(WebbenchParse p, std::string message, bool usage, bool copyright_first) {
+WebbenchParse& fail(WebbenchParse& p, std::string message, bool usage, bool copyright_first) {
   p.ok = false;
   p.message = std::move(message);
   p.show_usage = usage;
@@ -66,19 +63,8 @@ WebbenchParse fail(WebbenchParse p, std::string message, bool usage, bool copyri
 }
 
 // A refusal of hail's own (webbench would have started): one line, no usage text.
-WebbenchParse refuse(WebbenchParse p, const std::string& why, bool copyright_first) {
-  return fail(std::move(p), "hail: " + why + "\n", false, copyright_first);
-}
-
-bool starts_with_http(std::string_view url) {
-  constexpr std::string_view kHttp = "http://";
-  if (url.size() < kHttp.size()) return false;
-  for (size_t i = 0; i < kHttp.size(); ++i) {
-    char c = url[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != kHttp[i]) return false;
-  }
-  return true;
+WebbenchParse& refuse(WebbenchParse& p, const std::string& why, bool copyright_first) {
+  return fail(p, "hail: " + why + "\n", false, copyright_first);
 }
 
 // A host as a URL needs it: IPv6 literals in brackets.
@@ -110,222 +96,178 @@ HostPort split_authority(std::string_view authority) {
   return out;
 }
 
-// Options are read and applied one at a time, as webbench's getopt loop does: -V exits, and a bad
-// -p stops, before the options after them are looked at.
-struct OptionState {
-  int http_level = kHttp10;
-  std::string method = "GET";
-  int64_t clients = kWebbenchDefaultClients;
-  int64_t seconds = kWebbenchDefaultSeconds;
-  bool force = false;
-  bool reload = false;
-  bool proxy = false;
-  std::string proxy_host;
-  int64_t proxy_port = kWebbenchDefaultPort;
-};
-
 // -p as webbench reads it: the host up to the last ':', the port after it (atoi); without a ':'
-// the whole text is the host and the port stays what it was. Returns webbench's message, if any.
-std::string apply_proxy(const std::string& text, OptionState& s) {
+// the whole text is the host and the port stays what it was.
+bool set_proxy(WebbenchState& s, const ParsedFlag& f) {
+  const std::string& text = f.value;
   s.proxy = true;
   const size_t colon = text.rfind(':');
   if (colon == std::string::npos) {
     s.proxy_host = text;
-    return {};
+    return true;
   }
-  if (colon == 0) return "Error in option --proxy " + text + ": Missing hostname.\n";
+  if (colon == 0) {
+    fail(s.p, "Error in option --proxy " + text + ": Missing hostname.\n", false, false);
+    return false;
+  }
   if (colon + 1 == text.size()) {
-    return "Error in option --proxy " + text + " Port number is missing.\n";
+    fail(s.p, "Error in option --proxy " + text + " Port number is missing.\n", false, false);
+    return false;
   }
   s.proxy_host = text.substr(0, colon);
   s.proxy_port = webbench_atoi(std::string_view(text).substr(colon + 1));
-  return {};
+  return true;
 }
 
-}  // namespace
-
-int64_t webbench_atoi(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size() && is_c_space(text[i])) ++i;
-  bool negative = false;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
-  int64_t value = 0;
-  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    const int64_t digit = text[i] - '0';
-    value = value > (kAtoiLimit - digit) / 10 ? kAtoiLimit : value * 10 + digit;
-  }
-  return negative ? -value : value;
+template <auto kField>
+bool set_flag(WebbenchState& s, const ParsedFlag&) {
+  s.*kField = true;
+  return true;
 }
 
-std::string webbench_usage() {
-  return "webbench [option]... URL\n"
-         "  -f|--force               Don't wait for reply from server.\n"
-         "  -r|--reload              Send reload request - Pragma: no-cache.\n"
-         "  -t|--time <sec>          Run benchmark for <sec> seconds. Default 30.\n"
-         "  -p|--proxy <server:port> Use proxy server for request.\n"
-         "  -c|--clients <n>         Run <n> HTTP clients at once. Default one.\n"
-         "  -9|--http09              Use HTTP/0.9 style requests.\n"
-         "  -1|--http10              Use HTTP/1.0 protocol.\n"
-         "  -2|--http11              Use HTTP/1.1 protocol.\n"
-         "  --get                    Use GET request method.\n"
-         "  --head                   Use HEAD request method.\n"
-         "  --options                Use OPTIONS request method.\n"
-         "  --trace                  Use TRACE request method.\n"
-         "  -?|-h|--help             This information.\n"
-         "  -V|--version             Display program version.\n";
+template <auto kField>
+bool set_number(WebbenchState& s, const ParsedFlag& f) {
+  s.*kField = webbench_atoi(f.value);
+  return true;
 }
 
-std::string webbench_version_line(std::string_view hail_version) {
-  return std::string(kVersion) + " (hail " + std::string(hail_version) + ")\n";
+template <int kLevel>
+bool set_level(WebbenchState& s, const ParsedFlag&) {
+  s.http_level = kLevel;
+  return true;
 }
 
-WebbenchParse parse_webbench_flags(const std::vector<std::string>& args) {
-  WebbenchParse p;
-  // webbench with no argument at all prints only the usage text.
-  if (args.empty()) return fail(std::move(p), {}, true, false);
+template <const char* kMethod>
+bool set_method(WebbenchState& s, const ParsedFlag&) {
+  s.method = kMethod;
+  return true;
+}
 
-  OptionState s;
-  GnuGetopt reader(args, kShortOptions, kLongOptions);
-  GetoptOption o;
-  while (reader.next(&o)) {
-    switch (o.val) {
-      case 'f':
-      case kOptForce:
-        s.force = true;
-        break;
-      case 'r':
-      case kOptReload:
-        s.reload = true;
-        break;
-      case '9':
-        s.http_level = kHttp09;
-        break;
-      case '1':
-        s.http_level = kHttp10;
-        break;
-      case '2':
-        s.http_level = kHttp11;
-        break;
-      case 'V':
-        p.show_version = true;
-        p.exit_status = kWebbenchExitOk;
-        return p;
-      case 't':
-        s.seconds = webbench_atoi(o.arg);
-        break;
-      case 'c':
-        s.clients = webbench_atoi(o.arg);
-        break;
-      case 'p':
-        if (std::string message = apply_proxy(o.arg, s); !message.empty()) {
-          return fail(std::move(p), std::move(message), false, false);
-        }
-        break;
-      case kOptGet:
-        s.method = "GET";
-        break;
-      case kOptHead:
-        s.method = "HEAD";
-        break;
-      case kOptOptions:
-        s.method = "OPTIONS";
-        break;
-      case kOptTrace:
-        s.method = "TRACE";
-        break;
-      default:  // -h, -?, --help
-        return fail(std::move(p), {}, true, false);
+bool show_usage(WebbenchState& s, const ParsedFlag&) {
+  fail(s.p, {}, true, false);
+  return false;
+}
+
+bool show_version(WebbenchState& s, const ParsedFlag&) {
+  s.p.show_version = true;
+  s.p.exit_status = kWebbenchExitOk;
+  return false;
+}
+
+constexpr char kGet[] = "GET";
+constexpr char kHead[] = "HEAD";
+constexpr char kOptions[] = "OPTIONS";
+constexpr char kTrace[] = "TRACE";
+
+// In the order of webbench's usage text.
+constexpr WebbenchFlag kFlags[] = {
+    {"f", "force", nullptr, set_flag<&WebbenchState::force>, "Don't wait for reply from server."},
+    {"r", "reload", nullptr, set_flag<&WebbenchState::reload>,
+     "Send reload request - Pragma: no-cache."},
+    {"t", "time", "sec", set_number<&WebbenchState::seconds>,
+     "Run benchmark for <sec> seconds. Default 30."},
+    {"p", "proxy", "server:port", set_proxy, "Use proxy server for request."},
+    {"c", "clients", "n", set_number<&WebbenchState::clients>,
+     "Run <n> HTTP clients at once. Default one."},
+    {"9", "http09", nullptr, set_level<kHttp09>, "Use HTTP/0.9 style requests."},
+    {"1", "http10", nullptr, set_level<kHttp10>, "Use HTTP/1.0 protocol."},
+    {"2", "http11", nullptr, set_level<kHttp11>, "Use HTTP/1.1 protocol."},
+    {"", "get", nullptr, set_method<kGet>, "Use GET request method."},
+    {"", "head", nullptr, set_method<kHead>, "Use HEAD request method."},
+    {"", "options", nullptr, set_method<kOptions>, "Use OPTIONS request method."},
+    {"", "trace", nullptr, set_method<kTrace>, "Use TRACE request method."},
+    {"?h", "help", nullptr, show_usage, "This information."},
+    {"V", "version", nullptr, show_version, "Display program version."},
+};
+
+constexpr std::span<const WebbenchFlag> kTable(kFlags);
+
+// webbench's long options in the order of its struct option array: glibc lists the matches of an
+// ambiguous prefix in this order.
+constexpr std::string_view kLongOptionOrder[] = {
+    "force", "reload", "time",    "help",  "http09",  "http10", "http11",
+    "get",   "head",   "options", "trace", "version", "proxy",  "clients",
+};
+
+constexpr UsageLayout kLayout{SyntaxStyle::kWebbench, 2, 27, 1};
+
+std::vector<GetoptLongOption> long_options_in_webbench_order() {
+  const std::vector<GetoptLongOption> options = getopt_long_options(kTable);
+  std::vector<GetoptLongOption> out;
+  for (std::string_view name : kLongOptionOrder) {
+    for (const GetoptLongOption& o : options) {
+      if (name == o.name) out.push_back(o);
     }
   }
-  if (!reader.error().empty()) {
-    return fail(std::move(p), "webbench: " + reader.error() + "\n", true, false);
-  }
-  const std::vector<std::string>& words = reader.non_options();
-  if (words.empty()) return fail(std::move(p), "webbench: Missing URL!\n", true, false);
+  return out;
+}
 
+// -c and -t after webbench's 0 rules; hail refuses where webbench would misbehave (a negative -c
+// makes its parent run as the only client and print no summary; a negative -t is a 136-year
+// alarm).
+bool check_counts(WebbenchState& s) {
   if (s.clients == 0) s.clients = 1;
   if (s.seconds == 0) s.seconds = kWebbenchZeroTimeSeconds;
-  // Where webbench would misbehave (a negative -c makes its parent run as the only client and
-  // print no summary; a negative -t is a 136-year alarm), hail refuses.
   if (s.clients < 0 || s.clients > kMaxClients) {
-    return refuse(std::move(p),
-                  "-c " + std::to_string(s.clients) + ": must be 1 to " +
-                      std::to_string(kMaxClients) + " clients",
-                  false);
+    refuse(s.p,
+           "-c " + std::to_string(s.clients) + ": must be 1 to " + std::to_string(kMaxClients) +
+               " clients",
+           false);
+    return false;
   }
   if (s.seconds < 0 || s.seconds > kMaxSeconds) {
-    return refuse(std::move(p),
-                  "-t " + std::to_string(s.seconds) + ": must be 0 to " +
-                      std::to_string(kMaxSeconds) + " seconds",
-                  false);
+    refuse(s.p,
+           "-t " + std::to_string(s.seconds) + ": must be 0 to " + std::to_string(kMaxSeconds) +
+               " seconds",
+           false);
+    return false;
   }
+  return true;
+}
 
-  // From here on webbench has printed its copyright lines (build_request's checks, in its order).
-  WebbenchCommand& cmd = p.command;
-  const std::string& url = words[0];
-  cmd.url_text = url;
+// build_request's checks on the URL, in its order (after webbench printed its copyright lines).
+// Returns the position of the '/' that ends the host, or npos after failing p.
+size_t check_url(WebbenchState& s, const std::string& url) {
   const size_t scheme_end = url.find("://");
   if (scheme_end == std::string::npos) {
-    return fail(std::move(p), "\n" + url + ": is not a valid URL.\n", false, true);
+    fail(s.p, "\n" + url + ": is not a valid URL.\n", false, true);
+    return std::string::npos;
   }
   if (url.size() > kWebbenchMaxUrlLength) {
-    return fail(std::move(p), "URL is too long.\n", false, true);
+    fail(s.p, "URL is too long.\n", false, true);
+    return std::string::npos;
   }
-  if (!s.proxy && !starts_with_http(url)) {
-    return fail(std::move(p),
-                "\nOnly HTTP protocol is directly supported, set --proxy for others.\n", false,
-                true);
+  if (!s.proxy && !ascii::istarts_with(url, "http://")) {
+    fail(s.p, "\nOnly HTTP protocol is directly supported, set --proxy for others.\n", false, true);
+    return std::string::npos;
   }
-  const size_t host_start = scheme_end + 3;
-  const size_t slash = url.find('/', host_start);
+  const size_t slash = url.find('/', scheme_end + 3);
   if (slash == std::string::npos) {
-    return fail(std::move(p), "\nInvalid URL syntax - hostname don't ends with '/'.\n", false,
-                true);
+    fail(s.p, "\nInvalid URL syntax - hostname don't ends with '/'.\n", false, true);
   }
+  return slash;
+}
 
-  // build_request's protocol adjustments, in its order.
-  if (s.reload && s.proxy && s.http_level < kHttp10) s.http_level = kHttp10;
-  if (s.method == "HEAD" && s.http_level < kHttp10) s.http_level = kHttp10;
-  if ((s.method == "OPTIONS" || s.method == "TRACE") && s.http_level < kHttp11) {
-    s.http_level = kHttp11;
-  }
+// webbench's build_request, byte for byte: request line, User-Agent, Host (not through a proxy,
+// and without the port), Pragma (-r through a proxy: webbench's man page says -r has no effect
+// without one), Connection: close on HTTP/1.1; HTTP/0.9 sends the request line alone.
+RequestBuilder webbench_request(const WebbenchState& s, const std::string& target,
+                                const std::string& host) {
+  const HttpVersion version = s.http_level == kHttp11   ? HttpVersion::k11
+                              : s.http_level == kHttp10 ? HttpVersion::k10
+                                                        : HttpVersion::k09;
+  RequestBuilder request(s.method, target, version);
+  if (version == HttpVersion::k09) return request;
+  request.add_field("User-Agent", kUserAgent);
+  if (!s.proxy) request.add_field("Host", host);
+  if (s.reload && s.proxy) request.add_field("Pragma", "no-cache");
+  if (version == HttpVersion::k11) request.add_field("Connection", "close");
+  return request;
+}
 
-  const std::string_view authority = std::string_view(url).substr(host_start, slash - host_start);
-  RequestSpec& request = cmd.run.request;
-  request.method = s.method;
-  request.keep_alive = false;  // webbench opens a connection for every request
-  request.http_minor = s.http_level == kHttp11 ? 1 : 0;
-  request.headers.emplace_back("User-Agent", kUserAgent);
-  HostPort target;
-  if (s.proxy) {
-    // The absolute URL as the request-target, sent to the proxy (any scheme: the proxy fetches
-    // it). webbench sends no Host then; hail's requests always carry one: the URL's authority.
-    request.path = url;
-    request.authority = std::string(authority);
-    target.host = s.proxy_host;
-    target.port = s.proxy_port;
-  } else {
-    request.path = url.substr(slash);
-    target = split_authority(authority);
-    request.authority = target.host;  // webbench's Host has no port
-  }
-  // webbench sends Pragma only through a proxy (its man page: "-r ... If proxy is not set,
-  // option has no effect").
-  if (s.reload && s.proxy) request.headers.emplace_back("Pragma", "no-cache");
-  if (Status st = validate_request(request); !st) {
-    return refuse(std::move(p), "cannot send this request: " + st.error().message, true);
-  }
-
-  cmd.method = s.method;
-  cmd.http_level = s.http_level;
-  cmd.clients = s.clients;
-  cmd.seconds = s.seconds;
-  cmd.force = s.force;
-  cmd.reload = s.reload;
-  cmd.proxy = s.proxy;
-  cmd.proxy_host = s.proxy_host;
-  cmd.proxy_port = s.proxy_port;
-
+// The run: where to connect (or why webbench's check connection would fail), the request, the
+// load model (one request per connection per client, for the whole time).
+void fill_run(WebbenchCommand& cmd, const HostPort& target, const RequestBuilder& request) {
   RunOptions& run = cmd.run;
   if (target.port < 1 || target.port > 65535) {
     cmd.connect_problem = "port " + std::to_string(target.port) + " is not 1-65535";
@@ -336,27 +278,98 @@ WebbenchParse parse_webbench_flags(const std::vector<std::string>& args) {
   } else {
     run.url = parsed.value();
   }
-  run.connections = static_cast<uint32_t>(s.clients);
+  run.connections = static_cast<uint32_t>(cmd.clients);
   run.threads = 0;  // one per core, never more than the clients
-  run.duration_ns = static_cast<uint64_t>(s.seconds) * 1'000'000'000;
+  run.duration_ns = static_cast<uint64_t>(cmd.seconds) * 1'000'000'000;
   run.timeout_ns = std::min(kMaxDurationNs, run.duration_ns + kTimeoutPastEndNs);
   run.protocol = HttpProtocol::kHttp1;
-  run.http09 = s.http_level == kHttp09;
-  if (!run.http09) {
-    // webbench's build_request, byte for byte: request line, User-Agent, Host (not through a
-    // proxy, and without the port), Pragma (-r through a proxy), Connection: close on HTTP/1.1.
-    std::string raw = s.method + " " + request.path +
-                      (s.http_level == kHttp11 ? " HTTP/1.1\r\n" : " HTTP/1.0\r\n");
-    raw += "User-Agent: " + std::string(kUserAgent) + "\r\n";
-    if (!s.proxy) raw += "Host: " + request.authority + "\r\n";
-    if (s.reload && s.proxy) raw += "Pragma: no-cache\r\n";
-    if (s.http_level == kHttp11) raw += "Connection: close\r\n";
-    raw += "\r\n";
-    run.raw_request = std::move(raw);
+  run.http09 = request.version() == HttpVersion::k09;
+  if (!run.http09) run.raw_request = request.http1();
+}
+
+WebbenchParse finish(WebbenchState& s, const std::vector<std::string>& words) {
+  WebbenchParse& p = s.p;
+  if (words.empty()) return fail(p, "webbench: Missing URL!\n", true, false);
+  if (!check_counts(s)) return p;
+  WebbenchCommand& cmd = p.command;
+  const std::string& url = words[0];
+  cmd.url_text = url;
+  const size_t slash = check_url(s, url);
+  if (slash == std::string::npos) return p;
+
+  // build_request's protocol adjustments, in its order.
+  if (s.reload && s.proxy && s.http_level < kHttp10) s.http_level = kHttp10;
+  if (s.method == "HEAD" && s.http_level < kHttp10) s.http_level = kHttp10;
+  if ((s.method == "OPTIONS" || s.method == "TRACE") && s.http_level < kHttp11) {
+    s.http_level = kHttp11;
   }
+  // Through a proxy: the absolute URL as the request-target (any scheme: the proxy fetches it).
+  const size_t host_start = url.find("://") + 3;
+  const HostPort target =
+      s.proxy ? HostPort{s.proxy_host, s.proxy_port}
+              : split_authority(std::string_view(url).substr(host_start, slash - host_start));
+  const RequestBuilder request =
+      webbench_request(s, s.proxy ? url : url.substr(slash), target.host);
+  cmd.run.request = request.spec();
+  // The request names the host even where HTTP/0.9 sends no Host field.
+  if (!s.proxy) cmd.run.request.authority = target.host;
+  if (Status st = validate_request(cmd.run.request); !st) {
+    return refuse(p, "cannot send this request: " + st.error().message, true);
+  }
+  cmd.method = s.method;
+  cmd.http_level = s.http_level;
+  cmd.clients = s.clients;
+  cmd.seconds = s.seconds;
+  cmd.force = s.force;
+  cmd.reload = s.reload;
+  cmd.proxy = s.proxy;
+  cmd.proxy_host = s.proxy_host;
+  cmd.proxy_port = s.proxy_port;
+  fill_run(cmd, target, request);
+  GivenFlags given;
+  given.duration = true;
+  given.connections = true;
+  given.method = true;
+  if (Status st = validate(cmd.run, given); !st) return refuse(p, st.error().message, true);
   p.ok = true;
   p.exit_status = kWebbenchExitOk;
   return p;
+}
+
+}  // namespace
+
+int64_t webbench_atoi(std::string_view text) {
+  return std::clamp(c_strtol(text), -kAtoiLimit, kAtoiLimit);
+}
+
+std::string webbench_usage() {
+  return "webbench [option]... URL\n" + render_usage(kTable, kLayout);
+}
+
+std::vector<FlagName> webbench_flag_names() {
+  return flag_names(kTable);
+}
+
+std::string webbench_version_line(std::string_view hail_version) {
+  return std::string(kVersion) + " (hail " + std::string(hail_version) + ")\n";
+}
+
+WebbenchParse parse_webbench_flags(const std::vector<std::string>& args) {
+  WebbenchState s;
+  // webbench with no argument at all prints only the usage text.
+  if (args.empty()) return fail(s.p, {}, true, false);
+  const std::span<const WebbenchFlag> table = kTable;
+  const std::string short_options = getopt_short_options(table);
+  const std::vector<GetoptLongOption> long_options = long_options_in_webbench_order();
+  GnuGetopt reader(args, short_options, long_options);
+  GetoptOption o;
+  while (reader.next(&o)) {
+    const WebbenchFlag* flag = flag_for(table, o.val);
+    const ParsedFlag parsed{static_cast<int>(flag - table.data()), "", o.arg};
+    if (!flag->apply(s, parsed)) return std::move(s.p);
+  }
+  if (!reader.error().empty()) return fail(s.p, "webbench: " + reader.error() + "\n", true, false);
+  return finish(s, reader.non_options());
 }
 
 }  // namespace hail

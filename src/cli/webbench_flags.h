@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/flag_table.h"
 #include "load/run_options.h"
 
 namespace hail {
@@ -64,12 +65,15 @@ struct WebbenchParse {
 // `args` are the words after "webbench" (argv[1..] when started as webbench).
 WebbenchParse parse_webbench_flags(const std::vector<std::string>& args);
 
-// C's atoi as glibc has it: leading white space, a sign, digits up to the first other character
-// ("10s" is 10, "abc" is 0). Clamped to +-2^62 instead of overflowing.
+// C's atoi as glibc reads the text: leading white space, a sign, digits up to the first other
+// character ("10s" is 10, "abc" is 0). Where atoi would keep only the low 32 bits of a larger
+// number, the value is kept (clamped to +-2^62), so that hail's range checks refuse it.
 int64_t webbench_atoi(std::string_view text);
 
-// webbench's usage text, byte for byte (it goes to stderr).
+// webbench's usage text, byte for byte (it goes to stderr), rendered from the flag table.
 std::string webbench_usage();
+// Every flag of the table, for the test that checks README against it.
+std::vector<FlagName> webbench_flag_names();
 // -V: webbench prints "1.5"; hail adds its own name and version.
 std::string webbench_version_line(std::string_view hail_version);
 

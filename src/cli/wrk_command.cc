@@ -6,10 +6,10 @@
 #include <cstring>
 #include <memory>
 
-#include "cli/connect_probe.h"
 #include "cli/run_command.h"
 #include "cli/wrk_flags.h"
 #include "load/collectors.h"
+#include "net/connect_probe.h"
 #include "report/wrk_report.h"
 
 #ifndef HAIL_VERSION_STRING

@@ -2,10 +2,14 @@
 
 #include <iterator>
 #include <limits>
+#include <span>
 #include <utility>
 #include <vector>
 
+#include "cli/flag_table.h"
 #include "cli/gnu_getopt.h"
+#include "cli/run_rules.h"
+#include "core/ascii.h"
 #include "core/result.h"
 #include "core/units.h"
 #include "core/url.h"
@@ -20,16 +24,6 @@ constexpr uint64_t kMaxThreads = 1024;
 constexpr uint64_t kMaxConnections = 1'000'000;
 constexpr uint64_t kMaxSeconds = kMaxDurationNs / 1'000'000'000;
 
-bool is_space(char c) {
-  return c == ' ' || (c >= '\t' && c <= '\r');
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-char lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
 struct UnitScale {
   char unit;  // lower case
   uint64_t scale;
@@ -40,28 +34,28 @@ struct UnitScale {
 bool scan_units(std::string_view text, char base_unit, const UnitScale* units, size_t unit_count,
                 uint64_t* value) {
   size_t i = 0;
-  while (i < text.size() && is_space(text[i])) ++i;
+  while (i < text.size() && ascii::is_space(text[i])) ++i;
   if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
     if (text[i] == '-') return false;  // wrk wraps it around to 2^64 - n: no sensible meaning
     ++i;
   }
   const size_t digits_start = i;
   uint64_t base = 0;
-  for (; i < text.size() && is_digit(text[i]); ++i) {
+  for (; i < text.size() && ascii::is_digit(text[i]); ++i) {
     const auto digit = static_cast<uint64_t>(text[i] - '0');
     if (base > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
     base = base * 10 + digit;
   }
   if (i == digits_start) return false;
-  while (i < text.size() && is_space(text[i])) ++i;
+  while (i < text.size() && ascii::is_space(text[i])) ++i;
   size_t unit_end = i;
-  while (unit_end < text.size() && unit_end - i < 2 && !is_space(text[unit_end])) ++unit_end;
+  while (unit_end < text.size() && unit_end - i < 2 && !ascii::is_space(text[unit_end])) ++unit_end;
   const std::string_view unit = text.substr(i, unit_end - i);
   uint64_t scale = 1;
   if (!unit.empty()) {
     // strncasecmp(unit, name, 3) against one-letter names: the unit must be exactly that letter.
     if (unit.size() != 1) return false;
-    const char u = lower(unit[0]);
+    const char u = ascii::to_lower(unit[0]);
     if (u != base_unit) {
       scale = 0;
       for (size_t k = 0; k < unit_count; ++k) {
@@ -82,16 +76,7 @@ constexpr UnitScale kMetricUnits[] = {{'k', 1'000},
                                       {'p', 1'000'000'000'000'000}};
 constexpr UnitScale kTimeUnits[] = {{'m', 60}, {'h', 3600}};
 
-// getopt_long's table for wrk: "t:c:d:s:H:T:Lrv?" and its long options. -h is not in wrk's short
-// option string (getopt calls it invalid); -r and -? are, and mean "print the usage".
-constexpr GetoptLongOption kLongOptions[] = {
-    {"connections", true, 'c'}, {"duration", true, 'd'}, {"threads", true, 't'},
-    {"script", true, 's'},      {"header", true, 'H'},   {"latency", false, 'L'},
-    {"timeout", true, 'T'},     {"help", false, 'h'},    {"version", false, 'v'},
-};
-constexpr std::string_view kShortOptions = "t:c:d:s:H:T:Lrv?";
-
-WrkParse usage_error(WrkParse p, std::string message = {}, bool from_getopt = false) {
+WrkParse& usage_error(WrkParse& p, std::string message = {}, bool from_getopt = false) {
   p.ok = false;
   p.show_usage = true;
   p.message = std::move(message);
@@ -101,7 +86,7 @@ WrkParse usage_error(WrkParse p, std::string message = {}, bool from_getopt = fa
 
 // -H as wrk reads it: the name up to the first ':', which must be followed by a space; a later
 // header of the same name (exactly: wrk keeps them in a Lua table) replaces the earlier one.
-Status add_header(const std::string& text, RequestSpec& request, WrkCommand& command) {
+Status add_header_text(const std::string& text, RequestSpec& request, WrkCommand& command) {
   const size_t colon = text.find(':');
   if (colon == std::string::npos || colon + 1 >= text.size() || text[colon + 1] != ' ') {
     command.dropped_headers.push_back(text);
@@ -130,90 +115,90 @@ bool wrk_accepts_url(std::string_view text) {
   return !rest.empty() && rest[0] != '/' && rest[0] != '?' && rest[0] != '#';
 }
 
-}  // namespace
-
-bool scan_wrk_metric(std::string_view text, uint64_t* value) {
-  return scan_units(text, '\0', kMetricUnits, std::size(kMetricUnits), value);
-}
-
-bool scan_wrk_time_s(std::string_view text, uint64_t* seconds) {
-  return scan_units(text, 's', kTimeUnits, std::size(kTimeUnits), seconds);
-}
-
-std::string wrk_usage() {
-  return "Usage: wrk <options> <url>                            \n"
-         "  Options:                                            \n"
-         "    -c, --connections <N>  Connections to keep open   \n"
-         "    -d, --duration    <T>  Duration of test           \n"
-         "    -t, --threads     <N>  Number of threads to use   \n"
-         "                                                      \n"
-         "    -s, --script      <S>  Load Lua script file       \n"
-         "    -H, --header      <H>  Add header to request      \n"
-         "        --latency          Print latency statistics   \n"
-         "        --timeout     <T>  Socket/request timeout     \n"
-         "    -v, --version          Print version details      \n"
-         "                                                      \n"
-         "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
-         "  Time arguments may include a time unit (2s, 2m, 2h)\n";
-}
-
-std::string wrk_version_line(std::string_view hail_version) {
-  return "wrk 4.1.0 (hail " + std::string(hail_version) + ") [epoll]\n";
-}
-
-WrkParse parse_wrk_flags(const std::vector<std::string>& args) {
+struct WrkState {
   WrkParse p;
-  WrkCommand& cmd = p.command;
-  RunOptions& run = cmd.run;
   uint64_t duration_s = kWrkDefaultDurationS;
   uint64_t timeout_s = kWrkDefaultTimeoutS;
-  GnuGetopt reader(args, kShortOptions, kLongOptions);
-  GetoptOption o;
-  while (reader.next(&o)) {
-    switch (o.val) {
-      case 't':
-        if (!scan_wrk_metric(o.arg, &cmd.threads)) return usage_error(std::move(p));
-        break;
-      case 'c':
-        if (!scan_wrk_metric(o.arg, &cmd.connections)) return usage_error(std::move(p));
-        break;
-      case 'd':
-        if (!scan_wrk_time_s(o.arg, &duration_s)) return usage_error(std::move(p));
-        break;
-      case 'T':
-        if (!scan_wrk_time_s(o.arg, &timeout_s)) return usage_error(std::move(p));
-        break;
-      case 's':
-        run.script_path = o.arg;
-        break;
-      case 'H':
-        if (Status st = add_header(o.arg, run.request, cmd); !st) {
-          p.message = st.error().message;
-          return p;
-        }
-        break;
-      case 'L':
-        cmd.latency_distribution = true;
-        break;
-      case 'v':
-        ++p.version_lines;
-        break;
-      default:  // -h, --help, -r, -?
-        return usage_error(std::move(p));
-    }
-  }
-  if (!reader.error().empty()) return usage_error(std::move(p), reader.error(), true);
-  const std::vector<std::string>& words = reader.non_options();
-  if (words.empty() || cmd.threads == 0 || duration_s == 0) return usage_error(std::move(p));
+};
+
+// A handler returns false when wrk stops at this option; p then says how.
+using WrkFlag = FlagDef<WrkState, bool>;
+
+template <auto kField>
+bool set_metric(WrkState& s, const ParsedFlag& f) {
+  if (scan_wrk_metric(f.value, &(s.p.command.*kField))) return true;
+  usage_error(s.p);
+  return false;
+}
+
+template <auto kField>
+bool set_time(WrkState& s, const ParsedFlag& f) {
+  if (scan_wrk_time_s(f.value, &(s.*kField))) return true;
+  usage_error(s.p);
+  return false;
+}
+
+bool set_script(WrkState& s, const ParsedFlag& f) {
+  s.p.command.run.script_path = f.value;
+  return true;
+}
+
+bool add_header(WrkState& s, const ParsedFlag& f) {
+  Status st = add_header_text(f.value, s.p.command.run.request, s.p.command);
+  if (!st) s.p.message = st.error().message;
+  return st.ok();
+}
+
+bool set_latency(WrkState& s, const ParsedFlag&) {
+  s.p.command.latency_distribution = true;
+  return true;
+}
+
+bool count_version(WrkState& s, const ParsedFlag&) {
+  ++s.p.version_lines;
+  return true;
+}
+
+bool show_usage(WrkState& s, const ParsedFlag&) {
+  usage_error(s.p);
+  return false;
+}
+
+// wrk's getopt_long table ("t:c:d:s:H:T:Lrv?" and its long options), in wrk's order, which is
+// also its usage text's. -h is not among wrk's short options (getopt calls it invalid); --help, -r
+// and -? print the usage. -L and -T work but the usage text shows only the long names.
+constexpr WrkFlag kFlags[] = {
+    {"c", "connections", "N", set_metric<&WrkCommand::connections>, "Connections to keep open"},
+    {"d", "duration", "T", set_time<&WrkState::duration_s>, "Duration of test"},
+    {"t", "threads", "N", set_metric<&WrkCommand::threads>, "Number of threads to use"},
+    {"s", "script", "S", set_script, "Load Lua script file", ""},
+    {"H", "header", "H", add_header, "Add header to request"},
+    {"L", "latency", nullptr, set_latency, "Print latency statistics", nullptr, "    --latency"},
+    {"T", "timeout", "T", set_time<&WrkState::timeout_s>, "Socket/request timeout", nullptr,
+     "    --timeout     <T>"},
+    {"", "help", nullptr, show_usage, nullptr},
+    {"v", "version", nullptr, count_version, "Print version details"},
+    {"r?", nullptr, nullptr, show_usage, nullptr},
+};
+
+// Every line of wrk's usage text is padded with spaces to 54 columns, but its last.
+constexpr UsageLayout kLayout{SyntaxStyle::kWrk, 4, 27, 2, 54};
+
+// wrk's checks once the options are read, then hail's limits and the RunOptions.
+WrkParse finish(WrkState& s, const std::vector<std::string>& words) {
+  WrkParse& p = s.p;
+  WrkCommand& cmd = p.command;
+  RunOptions& run = cmd.run;
+  if (words.empty() || cmd.threads == 0 || s.duration_s == 0) return usage_error(p);
   cmd.url_text = words[0];
-  if (!wrk_accepts_url(cmd.url_text)) return usage_error(std::move(p), "invalid URL: " + words[0]);
+  if (!wrk_accepts_url(cmd.url_text)) return usage_error(p, "invalid URL: " + words[0]);
   auto url = parse_url(cmd.url_text);
   if (!url) {
     // wrk would take it (an ftp:// scheme, user info, ...); hail's URL rules are stricter.
-    return usage_error(std::move(p), "invalid URL: " + words[0] + "\nhail: " + url.error().message);
+    return usage_error(p, "invalid URL: " + words[0] + "\nhail: " + url.error().message);
   }
   if (cmd.connections == 0 || cmd.connections < cmd.threads) {
-    return usage_error(std::move(p), "number of connections must be >= threads");
+    return usage_error(p, "number of connections must be >= threads");
   }
   // Past wrk's own checks: limits of hail's, without the usage text (wrk would have started).
   if (cmd.threads > kMaxThreads) {
@@ -226,17 +211,16 @@ WrkParse parse_wrk_flags(const std::vector<std::string>& args) {
                 std::to_string(kMaxConnections) + " connections";
     return p;
   }
-  if (duration_s > kMaxSeconds || timeout_s > kMaxSeconds) {
-    p.message = std::string("hail: ") + (duration_s > kMaxSeconds ? "-d" : "--timeout") +
+  if (s.duration_s > kMaxSeconds || s.timeout_s > kMaxSeconds) {
+    p.message = std::string("hail: ") + (s.duration_s > kMaxSeconds ? "-d" : "--timeout") +
                 ": at most 100 years";
     return p;
   }
-  if (timeout_s == 0) {
+  if (s.timeout_s == 0) {
     // wrk then counts every response as a timeout; hail's timeout aborts the request.
     p.message = "hail: --timeout 0: must be at least 1s (hail closes a request that exceeds it)";
     return p;
   }
-
   run.url = url.value();
   run.url_text = cmd.url_text;
   run.request.path = run.url.path;
@@ -244,13 +228,63 @@ WrkParse parse_wrk_flags(const std::vector<std::string>& args) {
   run.threads = static_cast<uint32_t>(cmd.threads);
   // Each wrk thread gets connections / threads of them; the remainder is never opened.
   run.connections = static_cast<uint32_t>(cmd.connections / cmd.threads * cmd.threads);
-  run.duration_ns = duration_s * 1'000'000'000;
-  run.timeout_ns = timeout_s * 1'000'000'000;
+  run.duration_ns = s.duration_s * 1'000'000'000;
+  run.timeout_ns = s.timeout_s * 1'000'000'000;
   run.protocol = HttpProtocol::kHttp1;  // wrk offers no ALPN: HTTP/1.1 over TLS too
   run.wrk_requests = true;              // wrk's bytes: Host and -H fields, nothing else
   if (!run.script_path.empty()) run.script_args.assign(words.begin() + 1, words.end());
+  GivenFlags given;
+  given.duration = true;
+  given.connections = true;
+  if (Status st = validate(run, given); !st) {
+    p.message = "hail: " + st.error().message;
+    return p;
+  }
   p.ok = true;
   return p;
+}
+
+}  // namespace
+
+bool scan_wrk_metric(std::string_view text, uint64_t* value) {
+  return scan_units(text, '\0', kMetricUnits, std::size(kMetricUnits), value);
+}
+
+bool scan_wrk_time_s(std::string_view text, uint64_t* seconds) {
+  return scan_units(text, 's', kTimeUnits, std::size(kTimeUnits), seconds);
+}
+
+std::string wrk_usage() {
+  return "Usage: wrk <options> <url>                            \n"
+         "  Options:                                            \n" +
+         render_usage(std::span<const WrkFlag>(kFlags), kLayout) +
+         "                                                      \n"
+         "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
+         "  Time arguments may include a time unit (2s, 2m, 2h)\n";
+}
+
+std::vector<FlagName> wrk_flag_names() {
+  return flag_names(std::span<const WrkFlag>(kFlags));
+}
+
+std::string wrk_version_line(std::string_view hail_version) {
+  return "wrk 4.1.0 (hail " + std::string(hail_version) + ") [epoll]\n";
+}
+
+WrkParse parse_wrk_flags(const std::vector<std::string>& args) {
+  const std::span<const WrkFlag> table = kFlags;
+  const std::string short_options = getopt_short_options(table);
+  const std::vector<GetoptLongOption> long_options = getopt_long_options(table);
+  GnuGetopt reader(args, short_options, long_options);
+  WrkState s;
+  GetoptOption o;
+  while (reader.next(&o)) {
+    const WrkFlag* flag = flag_for(table, o.val);
+    const ParsedFlag parsed{static_cast<int>(flag - table.data()), "", o.arg};
+    if (!flag->apply(s, parsed)) return std::move(s.p);
+  }
+  if (!reader.error().empty()) return usage_error(s.p, reader.error(), true);
+  return finish(s, reader.non_options());
 }
 
 }  // namespace hail

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/flag_table.h"
 #include "load/run_options.h"
 
 namespace hail {
@@ -55,8 +56,11 @@ WrkParse parse_wrk_flags(const std::vector<std::string>& args);
 bool scan_wrk_metric(std::string_view text, uint64_t* value);
 bool scan_wrk_time_s(std::string_view text, uint64_t* seconds);
 
-// wrk's usage text, byte for byte (its lines are padded with spaces to 54 columns).
+// wrk's usage text, byte for byte (its lines are padded with spaces to 54 columns), rendered
+// from the flag table.
 std::string wrk_usage();
+// Every flag of the table, for the test that checks README against it.
+std::vector<FlagName> wrk_flag_names();
 // wrk's -v line, naming hail: "wrk 4.1.0 (hail 1.2.3) [epoll] ...".
 std::string wrk_version_line(std::string_view hail_version);
 

@@ -3,8 +3,16 @@
 #include <charconv>
 #include <limits>
 
+#include "core/ascii.h"
+
 namespace hail {
 namespace {
+
+using ascii::iequals;
+using ascii::is_alpha;
+using ascii::is_digit;
+using ascii::is_space;
+using ascii::to_lower;
 
 using u128 = unsigned __int128;
 
@@ -33,27 +41,6 @@ constexpr Kind kSize{"size", "512, 4k or 1.5MiB", "too large (maximum is 1844674
 Error fail(const Kind& kind, std::string_view text, std::string_view reason) {
   return make_error("invalid " + std::string(kind.name) + " " + quote(text) + ": " +
                     std::string(reason));
-}
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-bool is_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool is_space(char c) {
-  return c == ' ' || (c >= '\t' && c <= '\r');
-}
-char lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
 }
 
 // digits ["." digits] followed by an arbitrary suffix, which the caller interprets.
@@ -195,7 +182,7 @@ Result<uint64_t> parse_count(std::string_view text) {
   uint64_t multiplier = 1;
   if (!d.suffix.empty()) {
     // wrk-compat: scan_metric compares case-insensitively, so "1m" is a million here.
-    const char c = d.suffix.size() == 1 ? lower(d.suffix[0]) : '\0';
+    const char c = d.suffix.size() == 1 ? to_lower(d.suffix[0]) : '\0';
     if (c == 'k') {
       multiplier = 1'000;
     } else if (c == 'm') {
@@ -217,7 +204,7 @@ Result<uint64_t> parse_size_bytes(std::string_view text) {
   uint64_t multiplier = 1;
   std::string_view rest = d.suffix;
   if (!rest.empty()) {
-    const char c = lower(rest[0]);
+    const char c = to_lower(rest[0]);
     const int power = c == 'k' ? 1 : c == 'm' ? 2 : c == 'g' ? 3 : 0;
     if (power > 0) {
       multiplier = uint64_t{1} << (10 * power);

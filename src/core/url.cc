@@ -2,24 +2,19 @@
 
 #include <arpa/inet.h>
 
+#include "core/ascii.h"
+
 namespace hail {
 namespace {
+
+using ascii::is_alpha;
+using ascii::is_digit;
 
 constexpr uint16_t kHttpPort = 80;
 constexpr uint16_t kHttpsPort = 443;
 
 Error fail(std::string_view text, std::string_view reason) {
   return make_error("invalid URL " + quote(text) + ": " + std::string(reason));
-}
-
-char lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-bool is_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 // RFC 3986 reg-name without percent-encoding: what DNS names and IPv4 literals are made of.
@@ -78,7 +73,7 @@ Result<Url> parse_url(std::string_view text) {
   if (!scheme_ok) return make_error("URL must start with http:// or https://: " + quote(text));
 
   Url url;
-  for (char c : scheme_text) url.scheme += lower(c);
+  for (char c : scheme_text) url.scheme += ascii::to_lower(c);
   if (url.scheme != "http" && url.scheme != "https") {
     return fail(text, "unsupported scheme " + quote(scheme_text) + " (use http or https)");
   }
@@ -137,6 +132,12 @@ Result<Url> parse_url(std::string_view text) {
     url.port = port.value();
   }
   return url;
+}
+
+bool is_ip_literal(const std::string& host) {
+  in6_addr address{};  // room for either family
+  return inet_pton(AF_INET, host.c_str(), &address) == 1 ||
+         inet_pton(AF_INET6, host.c_str(), &address) == 1;
 }
 
 }  // namespace hail

@@ -31,4 +31,8 @@ struct Url {
 // non-ASCII bytes, and everything else with a one-line message naming the bad part.
 Result<Url> parse_url(std::string_view text);
 
+// An IPv4 or IPv6 address literal, without brackets ("127.0.0.1", "::1"): TLS sends no SNI for one
+// (RFC 6066 section 3).
+bool is_ip_literal(const std::string& host);
+
 }  // namespace hail

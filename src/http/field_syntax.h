@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "core/ascii.h"
+
 namespace hail::http_syntax {
 
 // tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~"
@@ -33,24 +35,8 @@ inline bool is_field_value(std::string_view s) {
   return true;
 }
 
-// ASCII case-insensitive equality (field names and tokens are ASCII).
-inline bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    auto x = static_cast<unsigned char>(a[i]);
-    auto y = static_cast<unsigned char>(b[i]);
-    if (x >= 'A' && x <= 'Z') x = static_cast<unsigned char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<unsigned char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-// Drops optional whitespace (SP, HTAB) around a value.
-inline std::string_view trim_ows(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+// Field names and tokens are ASCII: core's case-insensitive comparison and OWS trimming.
+using ascii::iequals;
+using ascii::trim_ows;
 
 }  // namespace hail::http_syntax

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "core/ascii.h"
 #include "http/field_syntax.h"
 
 #ifndef HAIL_VERSION_STRING
@@ -165,9 +166,7 @@ void H2FieldsBuilder::push(std::string_view name, std::string_view value) {
   if (count_ == t_->h2_fields.size()) t_->h2_fields.emplace_back();
   auto& [n, v] = t_->h2_fields[count_++];
   n.assign(name);
-  for (char& c : n) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
+  ascii::to_lower_in_place(n);
   v.assign(value);
 }
 

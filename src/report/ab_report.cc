@@ -8,6 +8,7 @@
 #include <limits>
 #include <tuple>
 
+#include "core/strings.h"
 #include "stats/error_class.h"
 
 namespace hail {
@@ -20,9 +21,7 @@ constexpr size_t kAbMaxServerNameBytes = 1023;
 constexpr int kAbPercentiles[] = {50, 66, 75, 80, 90, 95, 98, 99, 100};
 
 void append(std::string& out, const char* fmt, auto... args) {
-  char buf[2048];  // a Server name (1023 bytes) and its label fit
-  const int n = std::snprintf(buf, sizeof buf, fmt, args...);
-  if (n > 0) out.append(buf, std::min(static_cast<size_t>(n), sizeof buf - 1));
+  out += string_printf(fmt, args...);
 }
 
 // ab's ap_round_ms: microseconds to milliseconds, rounding half up (integer arithmetic).
@@ -125,53 +124,8 @@ std::string render_ab_copyright() {
          "\n";
 }
 
-std::string render_ab_usage(std::string_view program) {
-  return "Usage: " + std::string(program) +
-         " [options] [http[s]://]hostname[:port]/path\n"
-         "Options are:\n"
-         "    -n requests     Number of requests to perform\n"
-         "    -c concurrency  Number of multiple requests to make at a time\n"
-         "    -t timelimit    Seconds to max. to spend on benchmarking\n"
-         "                    This implies -n 50000\n"
-         "    -s timeout      Seconds to max. wait for each response\n"
-         "                    Default is 30 seconds\n"
-         "    -b windowsize   Size of TCP send/receive buffer, in bytes\n"
-         "    -B address      Address to bind to when making outgoing connections\n"
-         "    -p postfile     File containing data to POST. Remember also to set -T\n"
-         "    -u putfile      File containing data to PUT. Remember also to set -T\n"
-         "    -T content-type Content-type header to use for POST/PUT data, eg.\n"
-         "                    'application/x-www-form-urlencoded'\n"
-         "                    Default is 'text/plain'\n"
-         "    -v verbosity    How much troubleshooting info to print\n"
-         "    -w              Print out results in HTML tables\n"
-         "    -i              Use HEAD instead of GET\n"
-         "    -x attributes   String to insert as table attributes\n"
-         "    -y attributes   String to insert as tr attributes\n"
-         "    -z attributes   String to insert as td or th attributes\n"
-         "    -C attribute    Add cookie, eg. 'Apache=1234'. (repeatable)\n"
-         "    -H attribute    Add Arbitrary header line, eg. 'Accept-Encoding: gzip'\n"
-         "                    Inserted after all normal header lines. (repeatable)\n"
-         "    -A attribute    Add Basic WWW Authentication, the attributes\n"
-         "                    are a colon separated username and password.\n"
-         "    -P attribute    Add Basic Proxy Authentication, the attributes\n"
-         "                    are a colon separated username and password.\n"
-         "    -X proxy:port   Proxyserver and port number to use\n"
-         "    -V              Print version number and exit\n"
-         "    -k              Use HTTP KeepAlive feature\n"
-         "    -d              Do not show percentiles served table.\n"
-         "    -S              Do not show confidence estimators and warnings.\n"
-         "    -q              Do not show progress when doing more than 150 requests\n"
-         "    -l              Accept variable document length (use this for dynamic pages)\n"
-         "    -g filename     Output collected data to gnuplot format file.\n"
-         "    -e filename     Output CSV file with percentages served\n"
-         "    -r              Don't exit on socket receive errors.\n"
-         "    -m method       Method name\n"
-         "    -h              Display usage information (this message)\n"
-         "    -I              Disable TLS Server Name Indication (SNI) extension\n"
-         "    -Z ciphersuite  Specify SSL/TLS cipher suite (See openssl ciphers)\n"
-         "    -f protocol     Specify SSL/TLS protocol\n"
-         "                    (SSL2, TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)\n"
-         "    -E certfile     Specify optional client certificate chain and private key\n";
+std::string render_ab_request_info(std::string_view method, std::string_view head) {
+  return "INFO: " + std::string(method) + " header == \n---\n" + std::string(head) + "\n---\n";
 }
 
 std::string render_ab_benchmarking(std::string_view hostname, std::string_view proxy_host,
@@ -401,11 +355,7 @@ std::string render_ab_html_report(const AbRun& run, const std::vector<AbSample>&
     out += std::string("<tr ") + tr + "><th colspan=2 " + td + ">" + label + "</th><td colspan=2 " +
            td + ">" + value + "</td></tr>\n";
   };
-  auto number = [](const char* fmt, auto value) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, value);
-    return std::string(buf);
-  };
+  auto number = [](const char* fmt, auto value) { return string_printf(fmt, value); };
   row("Server Software:", ab_server_software(run.server_software));
   row("Server Hostname:", o.hostname);
   row("Server Port:", std::to_string(o.port));

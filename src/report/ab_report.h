@@ -1,7 +1,8 @@
 // ApacheBench 2.3's output on hail's run results, byte for byte in layout and number formatting:
-// header, usage, "Benchmarking" line, report (its tables computed from the request log as ab
-// computes them), HTML report, -e (CSV) and -g (gnuplot) files. Owner: report. Pure functions of
-// their arguments (the gnuplot file uses the local time zone, as ab does); any thread.
+// header, -v 2's request, "Benchmarking" line, report (its tables computed from the request log
+// as ab computes them), HTML report, -e (CSV) and -g (gnuplot) files. Owner: report. Pure
+// functions of their arguments (the gnuplot file uses the local time zone, as ab does); any
+// thread.
 #pragma once
 
 #include <cstddef>
@@ -19,9 +20,9 @@ namespace hail {
 // ab prints them before every run, and alone for -V.
 std::string render_ab_copyright();
 
-// ab's usage text (it goes to stderr), byte for byte as Debian's ab (built with OpenSSL) prints
-// it, with `program` (argv[0]) in its first line.
-std::string render_ab_usage(std::string_view program);
+// What ab -v 2 (and higher) prints before the run: "INFO: GET header == ", then the request's
+// head exactly as sent (its request line, fields and empty line) between "---" lines.
+std::string render_ab_request_info(std::string_view method, std::string_view head);
 
 // "Benchmarking HOST [through PROXY:PORT] (be patient)", then a newline when progress lines will
 // follow on stderr (ab's "Completed N requests"), else "...". proxy_host empty: no proxy.

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/strings.h"
+
 namespace hail {
 
 void JsonWriter::append_escaped(std::string& out, std::string_view s) {
@@ -110,10 +112,8 @@ JsonWriter& JsonWriter::value(std::string_view key, double v) {
     out_ += "null";
     return *this;
   }
-  char buf[64];
   // Three decimals: microsecond values keep nanosecond resolution, rates keep 1/1000.
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  out_ += buf;
+  out_ += string_printf("%.3f", v);
   return *this;
 }
 

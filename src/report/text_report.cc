@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/strings.h"
 #include "core/units.h"
 #include "report/percentiles.h"
 
@@ -25,9 +26,7 @@ void line(std::string& out, const char* fmt, auto... args) {
   if constexpr (sizeof...(args) == 0) {
     out += fmt;  // plain text: no format string to interpret
   } else {
-    char buf[512];
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    out += buf;
+    out += string_printf(fmt, args...);
   }
   out.push_back('\n');
 }
@@ -58,9 +57,7 @@ std::string protocol_label(const RunResult& r) {
 
 // A target for the step table: integers without decimals, anything else with one decimal.
 std::string compact_number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  std::string s = buf;
+  std::string s = string_printf("%.1f", v);
   if (s.size() > 2 && s.ends_with(".0")) s.resize(s.size() - 2);
   return s;
 }
@@ -110,14 +107,12 @@ void tag_table(std::string& out, const RunResult& r) {
        "Errors", "Status");
   for (const TagResult& t : r.tags) {
     const bool has_latency = t.latency.count() > 0;
-    char head[256];
-    std::snprintf(head, sizeof head, "  %-*s %8llu %9.2f %8s %8s %6llu ", kLabelColumns,
-                  fit_label(t.name, kLabelWidth).c_str(),
-                  static_cast<unsigned long long>(t.completed), r.requests_per_s(t),
-                  has_latency ? dur(t.latency.value_at_percentile(50)).c_str() : "-",
-                  has_latency ? dur(t.latency.value_at_percentile(99)).c_str() : "-",
-                  static_cast<unsigned long long>(t.error_total()));
-    std::string row = head;
+    std::string row = string_printf(
+        "  %-*s %8llu %9.2f %8s %8s %6llu ", kLabelColumns, fit_label(t.name, kLabelWidth).c_str(),
+        static_cast<unsigned long long>(t.completed), r.requests_per_s(t),
+        has_latency ? dur(t.latency.value_at_percentile(50)).c_str() : "-",
+        has_latency ? dur(t.latency.value_at_percentile(99)).c_str() : "-",
+        static_cast<unsigned long long>(t.error_total()));
     const size_t status_column = row.size();
     size_t line_start = 0;
     bool first = true;
@@ -177,11 +172,8 @@ std::string render_text_report(const RunResult& r) {
     std::string labels = "  Percentiles ";
     std::string values = "              ";
     for (const auto& p : kReportPercentiles) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%10s", p.text_label);
-      labels += buf;
-      std::snprintf(buf, sizeof buf, "%10s", dur(lat.value_at_percentile(p.percentile)).c_str());
-      values += buf;
+      labels += string_printf("%10s", p.text_label);
+      values += string_printf("%10s", dur(lat.value_at_percentile(p.percentile)).c_str());
     }
     out += labels + "\n" + values + "\n";
   } else {

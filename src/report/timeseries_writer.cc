@@ -1,8 +1,9 @@
 #include "report/timeseries_writer.h"
 
-#include <cctype>
 #include <cstdio>
 
+#include "core/ascii.h"
+#include "core/strings.h"
 #include "report/json_writer.h"
 
 namespace hail {
@@ -77,11 +78,9 @@ bool run_has_target(const RunResult& r) {
 }
 
 void append_csv_cell(std::string& out, const Field& f) {
-  char buf[64];
   switch (f.kind) {
     case Field::Kind::kDecimal:
-      std::snprintf(buf, sizeof buf, "%.3f", f.decimal);
-      out += buf;
+      out += string_printf("%.3f", f.decimal);
       break;
     case Field::Kind::kCount:
       out += std::to_string(f.count);
@@ -94,21 +93,12 @@ void append_csv_cell(std::string& out, const Field& f) {
   }
 }
 
-bool ends_with_ignoring_case(std::string_view text, std::string_view suffix) {
-  if (text.size() < suffix.size()) return false;
-  text.remove_prefix(text.size() - suffix.size());
-  for (size_t i = 0; i < suffix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) != suffix[i]) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 Result<TimeseriesFormat> timeseries_format_for_path(std::string_view path) {
-  if (ends_with_ignoring_case(path, ".csv")) return TimeseriesFormat::kCsv;
+  if (ascii::iends_with(path, ".csv")) return TimeseriesFormat::kCsv;
   for (std::string_view ext : {".jsonl", ".ndjson", ".json"}) {
-    if (ends_with_ignoring_case(path, ext)) return TimeseriesFormat::kJsonLines;
+    if (ascii::iends_with(path, ext)) return TimeseriesFormat::kJsonLines;
   }
   return make_error("--timeseries " + quote(path) + ": unknown file type (use .csv or .jsonl)");
 }

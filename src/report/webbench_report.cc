@@ -3,6 +3,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "core/strings.h"
+
 namespace hail {
 
 namespace {
@@ -58,12 +60,9 @@ WebbenchSummary webbench_summary(const RunResult& result, int64_t seconds) {
 
 std::string render_webbench_report(const RunResult& result, int64_t seconds) {
   const WebbenchSummary s = webbench_summary(result, seconds);
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "\nSpeed=%" PRId64 " pages/min, %" PRId64 " bytes/sec.\nRequests: %" PRIu64
-                " susceed, %" PRIu64 " failed.\n",
-                s.pages_per_min, s.bytes_per_s, s.succeeded, s.failed);
-  return buf;
+  return string_printf("\nSpeed=%" PRId64 " pages/min, %" PRId64 " bytes/sec.\nRequests: %" PRIu64
+                       " susceed, %" PRIu64 " failed.\n",
+                       s.pages_per_min, s.bytes_per_s, s.succeeded, s.failed);
 }
 
 }  // namespace hail

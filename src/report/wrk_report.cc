@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "core/strings.h"
 #include "stats/error_class.h"
 
 namespace hail {
@@ -26,15 +27,11 @@ std::string format_units(long double n, int scale, const char* base,
     amount /= scale;
     unit = u[i];
   }
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "%.*Lf%s", precision, amount, unit);
-  return buf;
+  return string_printf("%.*Lf%s", precision, amount, unit);
 }
 
 void append(std::string& out, const char* fmt, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  out += buf;
+  out += string_printf(fmt, args...);
 }
 
 // wrk's print_units: the text right-aligned in `width` columns counting a two-letter unit, so

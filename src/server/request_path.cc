@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "core/ascii.h"
+
 namespace hail {
 
 namespace {
@@ -25,16 +27,6 @@ bool parse_decimal(std::string_view text, uint64_t max, uint64_t* out) {
     if (value > max) return false;
   }
   *out = value;
-  return true;
-}
-
-bool equals_ignore_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (x != b[i]) return false;
-  }
   return true;
 }
 
@@ -168,7 +160,7 @@ std::string_view content_type_for_path(std::string_view path) {
   if (dot != std::string_view::npos && dot + 1 < name.size()) {
     const std::string_view ext = name.substr(dot + 1);
     for (const auto& [known, type] : kTypes) {
-      if (equals_ignore_case(ext, known)) return type;
+      if (ascii::iequals(ext, known)) return type;
     }
   }
   return "application/octet-stream";

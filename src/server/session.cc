@@ -4,6 +4,7 @@
 
 #include <cerrno>
 
+#include "core/ascii.h"
 #include "core/clock.h"
 #include "server/static_root.h"
 
@@ -12,16 +13,6 @@ namespace hail {
 namespace {
 
 constexpr size_t kMaxFieldNameBytes = 16;  // longer than any name we look for
-
-bool equals_ignore_case(std::string_view a, std::string_view lower) {
-  if (a.size() != lower.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char c = a[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
 
 ServeMethod serve_method(uint8_t method) {
   switch (method) {
@@ -54,7 +45,7 @@ bool has_unknown_coding(std::string_view list) {
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
     while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
     while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
-    if (!item.empty() && !equals_ignore_case(item, "chunked")) return true;
+    if (!item.empty() && !ascii::iequals(item, "chunked")) return true;
   }
   return false;
 }
@@ -250,13 +241,13 @@ int ServerSession::on_header_field(llhttp_t* parser, const char* at, size_t len)
 
 int ServerSession::on_header_field_complete(llhttp_t* parser) {
   ServerSession* s = self(parser);
-  if (equals_ignore_case(s->field_, "content-type")) {
+  if (ascii::iequals(s->field_, "content-type")) {
     s->header_ = Header::kContentType;
     s->content_type_.clear();  // the last one wins
-  } else if (equals_ignore_case(s->field_, "expect")) {
+  } else if (ascii::iequals(s->field_, "expect")) {
     s->header_ = Header::kExpect;
     s->expect_.clear();
-  } else if (equals_ignore_case(s->field_, "transfer-encoding") && s->in_head_) {
+  } else if (ascii::iequals(s->field_, "transfer-encoding") && s->in_head_) {
     s->header_ = Header::kTransferEncoding;
     if (!s->transfer_encoding_.empty()) s->transfer_encoding_.push_back(',');  // one list
   } else {
@@ -305,7 +296,7 @@ int ServerSession::on_headers_complete(llhttp_t* parser) {
       parser->content_length > kMaxEchoBodyBytes) {
     return s->fail(413);
   }
-  if (has_body && !s->http10_ && equals_ignore_case(s->expect_, "100-continue")) {
+  if (has_body && !s->http10_ && ascii::iequals(s->expect_, "100-continue")) {
     s->output_.append("HTTP/1.1 100 Continue\r\n\r\n", true);
   }
   return 0;

@@ -399,6 +399,44 @@ class AbRequestBytesTest(unittest.TestCase):
                     self.assertEqual(server.requests[0], server.requests[1])
 
 
+class AbVerboseTest(unittest.TestCase):
+    """ab -v 2 prints the request's head exactly as it is sent, between ab's INFO lines."""
+    CASES = [
+        [],
+        ["-k"],
+        ["-m", "POST", "-H", "Host: foo"],
+        ["-C", "a=b", "-A", "u:p", "-H", "X-A: 1", "-H", "accept: text/html"],
+    ]
+
+    @staticmethod
+    def stdout_bytes(cmd, executable=None):
+        proc = subprocess.run(cmd, executable=executable, stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=60)
+        return proc.returncode, proc.stdout
+
+    def test_prints_the_bytes_sent(self):
+        with tempfile.TemporaryDirectory(prefix="hail_ab_") as tmp:
+            body = os.path.join(tmp, "body.txt")
+            with open(body, "w") as f:
+                f.write("abc")
+            for extra in self.CASES + [["-k", "-p", body, "-T", "application/json"]]:
+                with self.subTest(args=extra):
+                    args = ["-v", "2"] + extra + ["-n", "1"]
+                    with CaptureServer() as server:
+                        url = "http://127.0.0.1:%d/x?y=1" % server.port
+                        code, out = self.stdout_bytes([hail_bin(), "ab"] + args + [url])
+                        self.assertEqual(code, 0, out)
+                        if AB is not None:
+                            real_code, real_out = self.stdout_bytes(["ab"] + args + [url], AB)
+                            self.assertEqual(real_code, 0, real_out)
+                    head = server.requests[0].split(b"\r\n\r\n", 1)[0] + b"\r\n\r\n"
+                    info = b"INFO: %s header == \n---\n%s\n---\n" % (head.split(b" ", 1)[0], head)
+                    self.assertIn(b"(be patient)..." + info, out)
+                    if AB is not None:
+                        self.assertEqual(server.requests[0], server.requests[1])
+                        self.assertIn(b"(be patient)..." + info, real_out)
+
+
 class AbCommandLineTest(unittest.TestCase):
     # Command lines ab refuses before connecting anywhere: stdout, stderr and the exit status
     # must be ab's exactly.

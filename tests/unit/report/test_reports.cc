@@ -83,6 +83,12 @@ TEST(TextReport, FitsEightyColumnsAndShowsAccounting) {
   EXPECT_EQ(text.find("MISMATCH"), std::string::npos);
 }
 
+TEST(TextReport, KeepsALongUrlWhole) {
+  RunResult r = sample_result();
+  r.url = "http://127.0.0.1:8080/" + std::string(1000, 'a');
+  EXPECT_NE(render_text_report(r).find(" test @ " + r.url + "\n"), std::string::npos);
+}
+
 TEST(TextReport, FlagsBrokenAccounting) {
   RunResult r = sample_result();
   r.counters.attempted += 1;

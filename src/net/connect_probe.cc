@@ -1,8 +1,7 @@
-#include "cli/connect_probe.h"
+#include "net/connect_probe.h"
 
 #include <netdb.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,15 +13,14 @@ namespace hail {
 
 namespace {
 
-// A blocking connect (the tools' own) has no bound; hail's probe must not hang a script.
 constexpr uint64_t kMaxProbeNs = 10'000'000'000;
 
-// Does a TCP connection to `address` succeed within timeout_ns? errno tells why not.
-bool probe_connect(const addrinfo& address, uint64_t timeout_ns) {
-  int fd = socket(address.ai_family, address.ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                  address.ai_protocol);
-  if (fd < 0) return false;
-  bool ok = connect(fd, address.ai_addr, address.ai_addrlen) == 0;
+}  // namespace
+
+int connect_within(const sockaddr* address, socklen_t length, uint64_t timeout_ns) {
+  const int fd = socket(address->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  bool ok = connect(fd, address, length) == 0;
   if (!ok && errno == EINPROGRESS) {
     pollfd p{fd, POLLOUT, 0};
     const int wait_ms = static_cast<int>(std::min(timeout_ns, kMaxProbeNs) / kNsPerMs);
@@ -37,30 +35,39 @@ bool probe_connect(const addrinfo& address, uint64_t timeout_ns) {
       errno = ETIMEDOUT;
     }
   }
+  if (ok) return fd;
   const int saved = errno;
   close(fd);
   errno = saved;
-  return ok;
+  return -1;
 }
 
-}  // namespace
-
-ProbeOutcome probe_tcp(const std::string& host, uint16_t port, uint64_t timeout_ns) {
-  ProbeOutcome out;
+int connect_first(const std::string& host, uint16_t port, uint64_t timeout_ns,
+                  ProbeOutcome* outcome) {
+  *outcome = ProbeOutcome{};
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* addresses = nullptr;
   const std::string service = std::to_string(port);
   if (int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &addresses); rc != 0) {
-    out.resolve_error = rc;
-    return out;
+    outcome->resolve_error = rc;
+    return -1;
   }
-  for (const addrinfo* a = addresses; a != nullptr && !out.reachable; a = a->ai_next) {
-    out.reachable = probe_connect(*a, timeout_ns);
-    out.connect_errno = out.reachable ? 0 : errno;
+  int fd = -1;
+  for (const addrinfo* a = addresses; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = connect_within(a->ai_addr, a->ai_addrlen, timeout_ns);
+    outcome->connect_errno = fd >= 0 ? 0 : errno;
   }
   freeaddrinfo(addresses);
+  outcome->reachable = fd >= 0;
+  return fd;
+}
+
+ProbeOutcome probe_tcp(const std::string& host, uint16_t port, uint64_t timeout_ns) {
+  ProbeOutcome out;
+  const int fd = connect_first(host, port, timeout_ns, &out);
+  if (fd >= 0) close(fd);
   return out;
 }
 

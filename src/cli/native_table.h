@@ -1,0 +1,28 @@
+// The native front-end's flag table (`hail [options] URL`): what parse_native_flags loops over and
+// native_usage renders. Owner: cli. Read-only data: any thread.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "cli/flag_table.h"
+#include "cli/native_flags.h"
+#include "cli/run_rules.h"
+
+namespace hail {
+
+// What the flags fill as they are read: the command, what was given, and --urls / --mix, which
+// are applied once the URL is known.
+struct NativeState {
+  NativeCommand cmd;
+  GivenFlags given;
+  std::string urls_path;
+  bool mix_given = false;
+  bool interval_given = false;
+};
+
+using NativeFlag = FlagDef<NativeState, Status>;
+
+std::span<const NativeFlag> native_flag_table();
+
+}  // namespace hail
