@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/ascii.h"
 #include "core/clock.h"
 #include "core/units.h"
 
@@ -14,12 +15,6 @@ namespace {
 // Targets are connections or requests/s: anything past a billion is a typo, and capping keeps
 // every integral finite.
 constexpr double kMaxTarget = 1e9;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 // digits ["." digits]: no sign, exponent, inf or nan (from_chars alone would accept those).
 Result<double> parse_target(std::string_view full) {
@@ -71,21 +66,21 @@ double stage_integral(const Stage& s, double from, double tau_ns) {
 
 Result<std::vector<Stage>> parse_stages(std::string_view text) {
   std::vector<Stage> stages;
-  if (trim(text).empty())
+  if (ascii::trim_ows(text).empty())
     return make_error("invalid --stages: empty list (expected e.g. 10s:50,30s:200)");
   uint64_t total_ns = 0;
   while (true) {
     const size_t comma = text.find(',');
-    const std::string_view item = trim(text.substr(0, comma));
+    const std::string_view item = ascii::trim_ows(text.substr(0, comma));
     const size_t colon = item.find(':');
     if (item.empty())
       return stage_error(item, "empty item (expected DURATION:TARGET, e.g. 10s:50)");
     if (colon == std::string_view::npos) {
       return stage_error(item, "expected DURATION:TARGET, e.g. 10s:50");
     }
-    auto duration = parse_duration_ns(trim(item.substr(0, colon)));
+    auto duration = parse_duration_ns(ascii::trim_ows(item.substr(0, colon)));
     if (!duration) return stage_error(item, duration.error().message);
-    auto target = parse_target(trim(item.substr(colon + 1)));
+    auto target = parse_target(ascii::trim_ows(item.substr(colon + 1)));
     if (!target) return stage_error(item, target.error().message);
     total_ns += *duration;  // each <= 100 years: no overflow before the check below
     if (total_ns > kMaxDurationNs) return stage_error(item, "total duration exceeds 100 years");
@@ -107,7 +102,7 @@ Result<LadderSpec> parse_ladder(std::string_view text) {
     const size_t colon = rest.find(':');
     if ((i < 2) == (colon == std::string_view::npos))
       return fail("expected START:STEP:END, e.g. 100:100:1000");
-    auto value = parse_target(trim(rest.substr(0, colon)));
+    auto value = parse_target(ascii::trim_ows(rest.substr(0, colon)));
     if (!value) return fail(value.error().message);
     values[i] = *value;
     if (colon != std::string_view::npos) rest.remove_prefix(colon + 1);

@@ -1,6 +1,5 @@
 #include "load/targets.h"
 
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -10,6 +9,7 @@
 
 #include "core/clock.h"
 #include "http/raw_request.h"
+#include "net/connect_probe.h"
 
 namespace hail {
 
@@ -22,20 +22,10 @@ std::vector<SocketAddress> pick_address(const std::vector<SocketAddress>& addres
                                         uint64_t timeout_ns) {
   if (addresses.size() <= 1) return addresses;
   for (const SocketAddress& a : addresses) {
-    int fd = socket(a.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    const int fd = connect_within(reinterpret_cast<const sockaddr*>(&a.storage), a.len, timeout_ns);
     if (fd < 0) continue;
-    bool ok = connect(fd, reinterpret_cast<const sockaddr*>(&a.storage), a.len) == 0;
-    if (!ok && errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      int wait_ms = static_cast<int>(std::min<uint64_t>(timeout_ns / kNsPerMs, 10'000));
-      if (poll(&p, 1, wait_ms) == 1) {
-        int err = 0;
-        socklen_t len = sizeof err;
-        ok = getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
-      }
-    }
     close(fd);
-    if (ok) return {a};
+    return {a};
   }
   return {addresses.front()};  // none answers: the run counts the connect errors
 }

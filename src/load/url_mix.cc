@@ -13,6 +13,7 @@
 #include <set>
 #include <utility>
 
+#include "core/ascii.h"
 #include "http/request.h"
 
 namespace hail {
@@ -22,12 +23,6 @@ constexpr const char* kLineShape = "expected [weight] [METHOD] URL-or-path [@bod
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t';
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-char lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
 Error line_error(std::string_view file_name, size_t line, const std::string& problem) {
@@ -61,7 +56,7 @@ Result<double> parse_weight(std::string_view text) {
   const std::string shown = "bad weight " + quote(text);
   uint64_t whole = 0;
   size_t i = 0;
-  for (; i < text.size() && is_digit(text[i]); ++i) {
+  for (; i < text.size() && ascii::is_digit(text[i]); ++i) {
     whole = whole * 10 + static_cast<uint64_t>(text[i] - '0');
     if (whole > kMaxWeightWhole) {
       return make_error(shown + ": at most " + std::to_string(kMaxWeightWhole));
@@ -72,7 +67,7 @@ Result<double> parse_weight(std::string_view text) {
   int decimals = 0;
   if (digits && i < text.size() && text[i] == '.') {
     ++i;
-    for (; i < text.size() && is_digit(text[i]); ++i) {
+    for (; i < text.size() && ascii::is_digit(text[i]); ++i) {
       if (++decimals > kMaxMixWeightDecimals) {
         return make_error(shown + ": at most " + std::to_string(kMaxMixWeightDecimals) +
                           " decimals");
@@ -100,7 +95,7 @@ Result<MixLine> parse_line(const std::vector<std::string_view>& tokens,
   size_t first = 0;
   size_t last = tokens.size();  // one past the URL
   const char lead = tokens[0][0];
-  if (is_digit(lead) || lead == '.' || lead == '-' || lead == '+') {
+  if (ascii::is_digit(lead) || lead == '.' || lead == '-' || lead == '+') {
     auto weight = parse_weight(tokens[0]);
     if (!weight) return weight.error();
     out.weight = weight.value();
@@ -376,7 +371,7 @@ std::vector<HostGroup> group_by_host(const std::vector<MixLine>& mix) {
     HostGroup key;
     key.scheme = url.scheme;
     key.host.reserve(url.host.size());
-    for (char c : url.host) key.host += lower(c);
+    for (char c : url.host) key.host += ascii::to_lower(c);
     key.host_is_ipv6 = url.host_is_ipv6;
     key.port = url.port;
     auto [it, inserted] = by_name.emplace(key.name(), groups.size());

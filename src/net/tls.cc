@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "core/ascii.h"
 #include "core/errno_reason.h"
 #include "net/openssl_ptr.h"
 
@@ -394,8 +395,8 @@ IoResult TlsTransport::fail(int ret, int saved_errno) {
 }  // namespace
 
 Result<int> parse_tls_version(const std::string& text) {
-  std::string lower;
-  for (const char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string lower = text;
+  ascii::to_lower_in_place(lower);
   std::string_view version = lower;
   bool prefixed = false;
   for (const std::string_view prefix : {"tlsv", "tls"}) {
