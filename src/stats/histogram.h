@@ -25,9 +25,11 @@ namespace hail {
 // our last slot is refused rather than guessed.
 //
 // Memory: the counts are mapped from the kernel on construction, so a page costs RAM only once a
-// count in it is written (264 KiB of address space per default histogram, a few KiB resident for
-// a typical latency spread). Every walk (reset, merge, copy, percentiles, mean) covers only the
-// slots between the minimum's and the maximum's, the only ones that can be non-zero.
+// count in it is written: 264 KiB of address space per default histogram, and at most 8 KiB
+// resident per doubling of latency its values span (one bucket), e.g. ~50 KiB for 20 us to 2 ms.
+// Every walk (reset, merge, copy, percentiles, mean) covers only the slots between the minimum's
+// and the maximum's, the only ones that can be non-zero, and writes only non-empty slots. One
+// mapping per histogram: fine for the hundreds a run holds, not for keeping tens of thousands.
 class Histogram {
  public:
   static constexpr int kSubBucketBits = 11;  // 2048 sub-buckets: smallest 2^k >= 2 * 10^3

@@ -344,6 +344,29 @@ TEST(Histogram, UntouchedCountsCostNoMemory) {
   EXPECT_EQ(histograms.back()->count(), 1u);
 }
 
+TEST(Histogram, FarApartValuesCostOnlyTheirPages) {
+  // The extremes of the layout in each: resetting, merging and copying write only the slots
+  // that hold counts, not the 264 KiB between them.
+  constexpr size_t kHistograms = 32;
+  const size_t before = resident_bytes();
+  std::vector<std::unique_ptr<Histogram>> histograms;
+  Histogram sum;
+  for (size_t i = 0; i < kHistograms; ++i) {
+    histograms.push_back(std::make_unique<Histogram>());
+    Histogram& h = *histograms.back();
+    h.record(1);
+    h.record(kDefaultHighest);
+    h.reset();
+    h.record(2);
+    h.record(kDefaultHighest - 1);
+    sum.merge(h);
+    histograms.push_back(std::make_unique<Histogram>(h));
+  }
+  const size_t grown = resident_bytes() - std::min(before, resident_bytes());
+  EXPECT_LT(grown, 2 * kHistograms * 32 * 1024) << grown;  // eager: 2 * 32 * 264 KiB
+  EXPECT_EQ(sum.count(), 2 * kHistograms);
+}
+
 TEST(Histogram, ResetAfterExtremeValuesLeavesNoCount) {
   Histogram h;
   h.record(0);
