@@ -50,22 +50,20 @@ int resolve_status(const std::string& host, uint16_t port) {
 }
 
 // hail could never connect: ab's message for the same failure, and its status. hail's reason is
-// strerror's text ("connect: Connection refused"); ab reports it from its receive call.
+// strerror's text ("Connection refused") with its errno; ab reports it from its receive call.
 int report_unreachable(const RunResult& r) {
-  for (const auto& [why, count] : r.error_reasons) {
-    if (why.rfind("connect: ", 0) != 0) continue;
-    const std::string reason = why.substr(9);
+  for (const ErrorReasonCount& why : r.error_reasons) {
+    if (why.error_class != ErrorClass::kConnect) continue;
+    const std::string& reason = why.reason;
     // A connect that never completes leaves ab's poll without events until -s expires.
-    if (reason == std::strerror(ETIMEDOUT) || reason.find("time") != std::string::npos) {
+    if (why.errno_value == ETIMEDOUT || reason.find("time") != std::string::npos) {
       std::fprintf(stderr, "apr_pollset_poll: The timeout specified has expired (%d)\n",
                    kAprTimeUp);
       return exit_code(kAprTimeUp);
     }
-    for (int e = 1; e < 256; ++e) {
-      if (reason == std::strerror(e)) {
-        std::fprintf(stderr, "apr_socket_recv: %s (%d)\n", reason.c_str(), e);
-        return exit_code(e);
-      }
+    if (why.errno_value != 0) {
+      std::fprintf(stderr, "apr_socket_recv: %s (%d)\n", reason.c_str(), why.errno_value);
+      return exit_code(why.errno_value);
     }
     std::fprintf(stderr, "apr_socket_connect(): %s\n", reason.c_str());
     return 1;

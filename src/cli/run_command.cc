@@ -206,9 +206,9 @@ int report_run(const RunOptions& options, const OutputOptions& output, const Run
   const int status = exit_status_for(r);
   if (status == kExitCouldNotRun) {
     std::string reason;
-    for (const auto& [why, count] : r.error_reasons) {
-      if (why.rfind("connect: ", 0) == 0) {
-        reason = why.substr(9);
+    for (const ErrorReasonCount& why : r.error_reasons) {
+      if (why.error_class == ErrorClass::kConnect) {
+        reason = why.reason;
         break;
       }
     }

@@ -1,5 +1,6 @@
 #include "report/json_report.h"
 
+#include "report/error_reason_text.h"
 #include "report/json_writer.h"
 #include "report/percentiles.h"
 #include "report/timeseries_writer.h"
@@ -134,7 +135,7 @@ std::string render_json_report(const RunResult& r) {
   j.value("status", c.status_errors);
   j.end_object();
   j.begin_object("error_reasons");
-  for (const auto& [reason, count] : r.error_reasons) j.value(reason, count);
+  for (const ErrorReasonCount& row : r.error_reasons) j.value(error_reason_text(row), row.count);
   j.end_object();
   j.begin_object("status_codes");
   for (const auto& [code, count] : r.status_codes) j.value(std::to_string(code), count);

@@ -6,6 +6,7 @@
 
 #include "core/strings.h"
 #include "core/units.h"
+#include "report/error_reason_text.h"
 #include "report/percentiles.h"
 
 #ifndef HAIL_VERSION_STRING
@@ -220,8 +221,9 @@ std::string render_text_report(const RunResult& r) {
     errors += item;
   }
   line(out, "%s", errors.c_str());
-  for (const auto& [reason, count] : r.error_reasons) {
-    line(out, "                %s (%llu)", reason.c_str(), static_cast<unsigned long long>(count));
+  for (const ErrorReasonCount& row : r.error_reasons) {
+    line(out, "                %s (%llu)", error_reason_text(row).c_str(),
+         static_cast<unsigned long long>(row.count));
   }
   line(out, "  Accounting    %llu attempted = %llu completed + %llu failed + %llu in flight%s",
        static_cast<unsigned long long>(c.attempted), static_cast<unsigned long long>(c.completed),

@@ -1,86 +1,203 @@
 #include "stats/run_result.h"
 
 #include <algorithm>
-#include <cstring>
+#include <utility>
 
 namespace hail {
 
-void Counters::add(const Counters& o) {
-  attempted += o.attempted;
-  completed += o.completed;
-  status_errors += o.status_errors;
-  in_flight += o.in_flight;
-  for (size_t i = 0; i < kErrorClassCount; ++i) errors[i] += o.errors[i];
-  bytes_read += o.bytes_read;
-  bytes_written += o.bytes_written;
-  connections_opened += o.connections_opened;
-  interim_responses += o.interim_responses;
-  tls_handshakes += o.tls_handshakes;
-  tls_resumed += o.tls_resumed;
-  connections_h2 += o.connections_h2;
+namespace {
+
+bool speaks_h2(const std::string& protocol) {
+  return protocol.starts_with("h2");
 }
 
-void Recorder::on_error_reason(ErrorClass c, const char* reason) {
-  for (size_t i = 0; i < reason_slots_; ++i) {
-    if (reasons_[i].error_class == c && reasons_[i].reason == reason) {
-      ++reasons_[i].count;
-      return;
-    }
-  }
-  if (reason_slots_ < kMaxReasons - 1) {
-    reasons_[reason_slots_++] = {c, reason, 1};
+// The settings block: whoever has one (an empty url means none yet), this result first.
+void merge_settings(RunResult& into, const RunResult& other) {
+  if (other.url.empty()) return;
+  if (into.url.empty()) {
+    into.url = other.url;
+    into.method = other.method;
+    into.keep_alive = other.keep_alive;
+    into.http_minor = other.http_minor;
+    into.duration_target_ns = other.duration_target_ns;
+    into.warmup_ns = other.warmup_ns;
+    into.timeout_ns = other.timeout_ns;
+    into.protocol = other.protocol;
+    into.pipeline = other.pipeline;
+    into.streams = other.streams;
+    into.interval_ns = other.interval_ns;
+    into.ladder = other.ladder;
+    into.target_unit = other.target_unit;
     return;
   }
-  // Full: the last slot gathers everything else, so nothing goes uncounted.
-  if (reason_slots_ == kMaxReasons - 1) reasons_[reason_slots_++] = {c, nullptr, 0};
-  ++reasons_[kMaxReasons - 1].count;
+  constexpr const char* kMixed = "h2+http/1.1";
+  if (into.protocol != other.protocol && (into.protocol == kMixed || other.protocol == kMixed ||
+                                          speaks_h2(into.protocol) != speaks_h2(other.protocol))) {
+    into.protocol = kMixed;
+  }
+}
+
+void merge_windows_by_index(std::vector<WindowStats>& into, const std::vector<WindowStats>& from) {
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (i < into.size()) {
+      merge_window(into[i], from[i]);
+    } else {
+      into.push_back(from[i]);
+    }
+  }
+}
+
+void merge_tags(std::vector<TagResult>& into, const std::vector<TagResult>& from) {
+  for (const TagResult& tag : from) {
+    auto row = std::find_if(into.begin(), into.end(),
+                            [&](const TagResult& t) { return t.name == tag.name; });
+    if (row == into.end()) {
+      into.push_back(tag);
+    } else {
+      row->merge(tag);
+    }
+  }
+  // "(other)" gathers names beyond a worker's limit: a footnote row, not one among the others.
+  std::stable_partition(into.begin(), into.end(),
+                        [](const TagResult& t) { return t.name != TagTable::kOtherName; });
+}
+
+// Appends `from` and keeps the log in order of start (stable: equal starts keep their order).
+void order_request_log(std::vector<RequestRecord>& log, size_t first_new) {
+  const auto by_start = [](const RequestRecord& a, const RequestRecord& b) {
+    return a.start_unix_ns < b.start_unix_ns;
+  };
+  const auto middle = log.begin() + static_cast<std::ptrdiff_t>(first_new);
+  if (std::is_sorted(log.begin(), middle, by_start) &&
+      std::is_sorted(middle, log.end(), by_start)) {
+    std::inplace_merge(log.begin(), middle, log.end(), by_start);
+  } else {
+    std::stable_sort(log.begin(), log.end(), by_start);
+  }
+}
+
+void merge_all_but_request_log(RunResult& into, const RunResult& other) {
+  merge_settings(into, other);
+  into.connections += other.connections;
+  into.threads += other.threads;
+  into.requests_target += other.requests_target;
+  into.rate_target_per_s += other.rate_target_per_s;
+
+  if (other.start_unix_ns != 0 &&
+      (into.start_unix_ns == 0 || other.start_unix_ns < into.start_unix_ns)) {
+    into.start_unix_ns = other.start_unix_ns;
+  }
+  into.duration_ns = std::max(into.duration_ns, other.duration_ns);
+  into.interrupted = into.interrupted || other.interrupted;
+  into.counters.add(other.counters);
+  for (const auto& [code, count] : other.status_codes) into.status_codes[code] += count;
+  merge_error_reasons(into.error_reasons, other.error_reasons);
+  into.latency.merge(other.latency);
+  into.connect_time.merge(other.connect_time);
+  into.ttfb.merge(other.ttfb);
+  into.tls_handshake.merge(other.tls_handshake);
+  if (into.tls_version.empty()) into.tls_version = other.tls_version;
+  if (into.tls_cipher.empty()) into.tls_cipher = other.tls_cipher;
+
+  into.backlog += other.backlog;
+  into.service_time.merge(other.service_time);
+  into.lag.merge(other.lag);
+
+  merge_windows_by_index(into.intervals, other.intervals);
+  merge_windows_by_index(into.steps, other.steps);
+
+  into.rate_samples.merge(other.rate_samples);
+  if (into.script_error.empty()) into.script_error = other.script_error;
+  if (into.document_length < 0 && other.document_length >= 0) {
+    into.server_software = other.server_software;
+    into.document_length = other.document_length;
+  }
+  merge_tags(into.tags, other.tags);
+
+  into.max_worker_cpu_utilization =
+      std::max(into.max_worker_cpu_utilization, other.max_worker_cpu_utilization);
+  into.naps += other.naps;
+  into.max_nap_ns = std::max(into.max_nap_ns, other.max_nap_ns);
+}
+
+}  // namespace
+
+void TagResult::merge(const TagResult& other) {
+  completed += other.completed;
+  for (size_t i = 0; i < kErrorClassCount; ++i) errors[i] += other.errors[i];
+  for (const auto& [code, count] : other.status_codes) status_codes[code] += count;
+  latency.merge(other.latency);
+}
+
+void RunResult::merge(const RunResult& other) {
+  merge_all_but_request_log(*this, other);
+  if (other.request_log.empty()) return;
+  const size_t first_new = request_log.size();
+  request_log.insert(request_log.end(), other.request_log.begin(), other.request_log.end());
+  order_request_log(request_log, first_new);
+}
+
+void RunResult::merge(RunResult&& other) {
+  merge_all_but_request_log(*this, other);
+  if (other.request_log.empty()) return;
+  if (request_log.empty()) {
+    request_log = std::move(other.request_log);
+    order_request_log(request_log, 0);
+    return;
+  }
+  const size_t first_new = request_log.size();
+  request_log.insert(request_log.end(), other.request_log.begin(), other.request_log.end());
+  other.request_log = {};
+  order_request_log(request_log, first_new);
+}
+
+RunResult RunResult::from_recorder(const Recorder& recorder) {
+  RunResult r;
+  r.counters = recorder.counters();
+  r.latency = recorder.latency();
+  r.connect_time = recorder.connect_time();
+  r.ttfb = recorder.ttfb();
+  r.service_time = recorder.service_time();
+  r.lag = recorder.lag();
+  r.tls_handshake = recorder.tls_handshake();
+  if (recorder.tls_version() != nullptr) r.tls_version = recorder.tls_version();
+  if (recorder.tls_cipher() != nullptr) r.tls_cipher = recorder.tls_cipher();
+  const auto& codes = recorder.status_counts();
+  for (size_t code = 0; code < codes.size(); ++code) {
+    if (codes[code] != 0) r.status_codes[static_cast<int>(code)] = codes[code];
+  }
+  for (const auto* it = recorder.reasons_begin(); it != recorder.reasons_end(); ++it) {
+    if (it->reason == nullptr) {
+      add_error_reason(r.error_reasons, ErrorClass::kCount, kOtherReasons, it->count);
+    } else {
+      add_error_reason(r.error_reasons, it->error_class, it->reason, it->count);
+    }
+  }
+  return r;
+}
+
+RunResult RunResult::from_tags(const TagTable& table) {
+  RunResult r;
+  r.tags.reserve(table.size());
+  for (size_t id = 0; id < table.size(); ++id) {
+    const TagTable::Tag& tag = table.tag(static_cast<uint16_t>(id));
+    TagResult& row = r.tags.emplace_back();
+    row.name = tag.name;
+    row.completed = tag.completed;
+    row.errors = tag.errors;
+    tag.status_counts.for_each(
+        [&row](int code, uint64_t count) { row.status_codes[code] = count; });
+    row.latency = tag.latency;
+  }
+  return r;
 }
 
 void RunResult::add(const Recorder& recorder) {
-  counters.add(recorder.counters());
-  latency.merge(recorder.latency());
-  connect_time.merge(recorder.connect_time());
-  ttfb.merge(recorder.ttfb());
-  service_time.merge(recorder.service_time());
-  lag.merge(recorder.lag());
-  tls_handshake.merge(recorder.tls_handshake());
-  if (tls_version.empty() && recorder.tls_version() != nullptr)
-    tls_version = recorder.tls_version();
-  if (tls_cipher.empty() && recorder.tls_cipher() != nullptr) tls_cipher = recorder.tls_cipher();
-  const auto& codes = recorder.status_counts();
-  for (size_t code = 0; code < codes.size(); ++code) {
-    if (codes[code] != 0) status_codes[static_cast<int>(code)] += codes[code];
-  }
-  for (const auto* r = recorder.reasons_begin(); r != recorder.reasons_end(); ++r) {
-    std::string key =
-        r->reason == nullptr ? std::string("other") : std::string(error_class_name(r->error_class));
-    key.append(": ").append(r->reason == nullptr ? "other reasons" : r->reason);
-    error_reasons[key] += r->count;
-  }
+  merge(from_recorder(recorder));
 }
 
 void RunResult::add_tags(const TagTable& table) {
-  for (size_t id = 0; id < table.size(); ++id) {
-    const TagTable::Tag& tag = table.tag(static_cast<uint16_t>(id));
-    auto row = std::find_if(tags.begin(), tags.end(),
-                            [&](const TagResult& t) { return t.name == tag.name; });
-    if (row == tags.end()) {
-      tags.emplace_back();
-      row = tags.end() - 1;
-      row->name = tag.name;
-    }
-    row->completed += tag.completed;
-    for (size_t i = 0; i < kErrorClassCount; ++i) row->errors[i] += tag.errors[i];
-    for (size_t code = 0; code < tag.status_counts.size(); ++code) {
-      if (tag.status_counts[code] != 0) {
-        row->status_codes[static_cast<int>(code)] += tag.status_counts[code];
-      }
-    }
-    row->latency.merge(tag.latency);
-  }
-  // "(other)" gathers names beyond a worker's limit: a footnote row, not one among the others.
-  std::stable_partition(tags.begin(), tags.end(),
-                        [](const TagResult& t) { return t.name != TagTable::kOtherName; });
+  merge(from_tags(table));
 }
 
 }  // namespace hail

@@ -1,6 +1,7 @@
-// RunResult: the merged, immutable outcome of a run (all workers' recorders added up, plus what the
-// runner knows about the run itself). Built once by the runner after every worker has stopped; read
-// by reporters and front-ends from any thread.
+// RunResult: the outcome of a run: what was asked for, every worker's (later every host's)
+// measurements merged by RunResult::merge, and the notes the runner derives from the merged data.
+// Built by the runner (one thread) after or while the workers run; read by reporters and front-ends
+// from any thread once complete.
 #pragma once
 
 #include <array>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "stats/error_reasons.h"
 #include "stats/histogram.h"
 #include "stats/recorder.h"
 #include "stats/request_log.h"
@@ -30,6 +32,8 @@ struct TagResult {
     for (uint64_t e : errors) n += e;
     return n;
   }
+  // Adds another share of the same tag (same name): counts, errors, statuses, latency.
+  void merge(const TagResult& other);
 };
 
 struct RunResult {
@@ -50,8 +54,9 @@ struct RunResult {
   uint64_t duration_ns = 0;
   bool interrupted = false;  // stopped early by SIGINT/SIGTERM
   Counters counters;
-  std::map<int, uint64_t> status_codes;           // every status code seen
-  std::map<std::string, uint64_t> error_reasons;  // "connect: Connection refused" -> count
+  std::map<int, uint64_t> status_codes;  // every status code seen
+  // Why errors happened, in the order of their rendered "class: reason" texts (error_reasons.h).
+  std::vector<ErrorReasonCount> error_reasons;
   Histogram latency;
   Histogram connect_time;
   Histogram ttfb;
@@ -118,10 +123,34 @@ struct RunResult {
            counters.completed + counters.request_errors() + counters.in_flight;
   }
 
-  // Adds one worker's recorder into this result.
+  // Adds another result of the same run (a worker's, or a host's) into this one, exactly:
+  // - What was asked for (url, method, keep_alive, http_minor, duration_target_ns, warmup_ns,
+  //   timeout_ns, protocol, pipeline, streams, interval_ns, ladder, target_unit) comes from this
+  //   result, or from `other` when this one has none yet (an empty url). On a conflict this result
+  //   wins, except the protocol: HTTP/2 on one side and HTTP/1.x on the other is "h2+http/1.1".
+  // - Shares of the load add up: connections, threads, requests_target, rate_target_per_s (each
+  //   worker or host runs its part; a worker's result leaves them 0).
+  // - Measurements add up exactly: counters, every histogram (latency, connect_time, ttfb,
+  //   tls_handshake, service_time, lag, rate_samples), status codes, error reasons (by class and
+  //   reason), tags (by name, in first-use order, "(other)" last), backlog, naps; intervals and
+  //   steps window by window, by index (workers share boundaries; hosts' windows are to be aligned
+  //   by wall-clock time first); the request log stays in order of start.
+  // - Extremes and flags: duration_ns, max_nap_ns and max_worker_cpu_utilization are the larger,
+  //   start_unix_ns the earlier (0 is unknown), interrupted if either was; script_error,
+  //   tls_version, tls_cipher and the first-response facts (server_software with
+  //   document_length) are the first known.
+  // - notes are not merged: the runner writes them from the merged data.
+  void merge(const RunResult& other);
+  // The same, moving the request log (ab's can be millions of records) instead of copying it.
+  void merge(RunResult&& other);
+
+  // One worker's recorder as a result (measurements only), and the same for its tags.
+  static RunResult from_recorder(const Recorder& recorder);
+  static RunResult from_tags(const TagTable& table);
+  // merge(from_recorder(recorder)).
   void add(const Recorder& recorder);
-  // Adds one worker's tags into `tags`, by name. Call it for the workers in order (worker 0 first)
-  // so that rows keep the order the tags were first used in.
+  // merge(from_tags(table)). Call it for the workers in order (worker 0 first) so that rows keep
+  // the order the tags were first used in.
   void add_tags(const TagTable& table);
 };
 

@@ -1,13 +1,41 @@
 #include "stats/time_series.h"
 
 #include <algorithm>
-#include <bit>
+#include <utility>
 
 namespace hail {
+
+void WindowStats::update_percentiles() {
+  p50_ns = latency.value_at_percentile(50);
+  p90_ns = latency.value_at_percentile(90);
+  p99_ns = latency.value_at_percentile(99);
+  max_ns = latency.max();
+}
+
+void merge_window(WindowStats& into, const WindowStats& from) {
+  if (from.sources == 0) return;
+  if (into.sources == 0) {
+    into = from;
+    return;
+  }
+  into.start_ns = std::min(into.start_ns, from.start_ns);
+  into.end_ns = std::max(into.end_ns, from.end_ns);
+  into.warmup = into.warmup && from.warmup;
+  into.completed += from.completed;
+  into.status_errors += from.status_errors;
+  for (size_t e = 0; e < kErrorClassCount; ++e) into.errors[e] += from.errors[e];
+  into.latency.merge(from.latency);
+  into.update_percentiles();
+  into.open_connections += from.open_connections;
+  into.target_start += from.target_start;
+  into.target_end += from.target_end;
+  into.sources += from.sources;
+}
 
 void WindowSeries::begin(uint64_t start_ns, bool warmup) {
   active_ = true;
   current_ = Window{};
+  current_.index = next_index_++;
   current_.start_ns = start_ns;
   current_.warmup = warmup;
   histogram_.reset();
@@ -18,17 +46,12 @@ void WindowSeries::close_window(uint64_t now_ns, uint64_t open_connections, bool
   if (!active_) return;
   current_.end_ns = std::max(now_ns, current_.start_ns);
   current_.open_connections = open_connections;
+  current_.latency = EncodedHistogram(histogram_);
   current_.max_ns = histogram_.max();
-  histogram_.for_each_recorded([this](uint64_t value_ns, uint64_t count) {
-    const uint32_t key = quantize(value_ns);
-    auto& pairs = current_.latency;
-    if (!pairs.empty() && pairs.back().first == key) {
-      pairs.back().second += static_cast<uint32_t>(count);
-    } else {
-      pairs.emplace_back(key, static_cast<uint32_t>(count));
-    }
-  });
-  windows_.push_back(std::move(current_));
+  {
+    std::lock_guard<std::mutex> lock(closed_mutex_);
+    closed_.push_back(std::move(current_));
+  }
   if (last) {
     active_ = false;
     return;
@@ -36,17 +59,26 @@ void WindowSeries::close_window(uint64_t now_ns, uint64_t open_connections, bool
   begin(now_ns, next_warmup);
 }
 
-uint32_t WindowSeries::quantize(uint64_t value_ns) {
-  if (value_ns < 256) return static_cast<uint32_t>(value_ns);
-  const int shift = std::bit_width(value_ns) - 8;
-  return static_cast<uint32_t>((static_cast<uint64_t>(shift) << 8) | (value_ns >> shift));
+std::vector<WindowSeries::Window> WindowSeries::take_closed() {
+  std::vector<Window> taken;
+  std::lock_guard<std::mutex> lock(closed_mutex_);
+  taken.swap(closed_);
+  return taken;
 }
 
-uint64_t WindowSeries::dequantize(uint32_t key) {
-  if (key < 256) return key;
-  const int shift = static_cast<int>(key >> 8);
-  const uint64_t mantissa = key & 0xff;
-  return ((mantissa + 1) << shift) - 1;
+WindowStats window_stats(const WindowSeries::Window& window, uint64_t load_start_ns) {
+  WindowStats w;
+  w.start_ns = window.start_ns - std::min(window.start_ns, load_start_ns);
+  w.end_ns = window.end_ns - std::min(window.end_ns, load_start_ns);
+  w.warmup = window.warmup;
+  w.completed = window.completed;
+  w.status_errors = window.status_errors;
+  w.errors = window.errors;
+  w.latency = window.latency;
+  w.update_percentiles();
+  w.open_connections = window.open_connections;
+  w.sources = 1;
+  return w;
 }
 
 uint64_t next_interval_boundary(uint64_t now_ns, uint64_t start_ns, uint64_t measure_start_ns,
@@ -66,34 +98,10 @@ std::vector<WindowStats> merge_windows(const std::vector<const WindowSeries*>& s
   size_t count = 0;
   for (const WindowSeries* s : series) count = std::max(count, s->windows().size());
   std::vector<WindowStats> out(count);
-  Histogram merged;
   for (size_t i = 0; i < count; ++i) {
-    WindowStats& w = out[i];
-    merged.reset();
-    bool first = true;
-    uint64_t max_ns = 0;
     for (const WindowSeries* s : series) {
-      if (i >= s->windows().size()) continue;
-      const WindowSeries::Window& src = s->windows()[i];
-      uint64_t start = src.start_ns - std::min(src.start_ns, load_start_ns);
-      uint64_t end = src.end_ns - std::min(src.end_ns, load_start_ns);
-      w.start_ns = first ? start : std::min(w.start_ns, start);
-      w.end_ns = first ? end : std::max(w.end_ns, end);
-      w.warmup = first ? src.warmup : (w.warmup && src.warmup);
-      first = false;
-      w.completed += src.completed;
-      w.status_errors += src.status_errors;
-      for (size_t e = 0; e < kErrorClassCount; ++e) w.errors[e] += src.errors[e];
-      w.open_connections += src.open_connections;
-      for (const auto& [key, n] : src.latency) merged.record_n(WindowSeries::dequantize(key), n);
-      max_ns = std::max(max_ns, src.max_ns);
-    }
-    if (merged.count() > 0) {
-      // Slot values are the highest of their slot; clamp to the exact maximum like Histogram does.
-      w.p50_ns = std::min(merged.value_at_percentile(50), max_ns);
-      w.p90_ns = std::min(merged.value_at_percentile(90), max_ns);
-      w.p99_ns = std::min(merged.value_at_percentile(99), max_ns);
-      w.max_ns = max_ns;
+      if (i < s->windows().size())
+        merge_window(out[i], window_stats(s->windows()[i], load_start_ns));
     }
   }
   return out;

@@ -28,7 +28,7 @@ RunResult sample_result() {
   r.counters.connections_opened = 63;
   r.status_codes[200] = 990;
   r.status_codes[500] = 10;
-  r.error_reasons["connect: Connection refused"] = 3;
+  add_error_reason(r.error_reasons, ErrorClass::kConnect, "Connection refused", 3);
   for (uint64_t i = 1; i <= 1000; ++i) r.latency.record(i * 1000);  // 1..1000 us
   r.connect_time.record(50'000);
   r.ttfb.record(40'000);

@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <map>
+#include <memory>
 #include <random>
 #include <utility>
 #include <vector>
@@ -312,6 +316,124 @@ TEST(Histogram, FullRangeHistogramTracksTheLargestValues) {
   EXPECT_EQ(h.value_at_percentile(100), UINT64_MAX);
   const uint64_t median = h.value_at_percentile(50);  // UINT64_MAX - 1, reported as its slot's top
   EXPECT_EQ(median, UINT64_MAX);
+}
+
+// Resident memory of this process, from /proc/self/statm.
+size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages_total = 0;
+  size_t pages_resident = 0;
+  statm >> pages_total >> pages_resident;
+  return pages_resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+TEST(Histogram, UntouchedCountsCostNoMemory) {
+  // 64 histograms (a worker's tags) of 264 KiB each, one latency recorded in each: only the page
+  // holding that count becomes resident, not 16.5 MiB.
+  constexpr size_t kHistograms = 64;
+  const size_t before = resident_bytes();
+  std::vector<std::unique_ptr<Histogram>> histograms;
+  for (size_t i = 0; i < kHistograms; ++i) {
+    histograms.push_back(std::make_unique<Histogram>());
+    histograms.back()->record(1'000'000 + i);
+    histograms.back()->reset();
+    histograms.back()->record(2'000'000);
+  }
+  const size_t grown = resident_bytes() - std::min(before, resident_bytes());
+  EXPECT_LT(grown, kHistograms * 32 * 1024) << grown;
+  EXPECT_EQ(histograms.back()->count(), 1u);
+}
+
+TEST(Histogram, FarApartValuesCostOnlyTheirPages) {
+  // The extremes of the layout in each: resetting, merging and copying write only the slots
+  // that hold counts, not the 264 KiB between them.
+  constexpr size_t kHistograms = 32;
+  const size_t before = resident_bytes();
+  std::vector<std::unique_ptr<Histogram>> histograms;
+  Histogram sum;
+  for (size_t i = 0; i < kHistograms; ++i) {
+    histograms.push_back(std::make_unique<Histogram>());
+    Histogram& h = *histograms.back();
+    h.record(1);
+    h.record(kDefaultHighest);
+    h.reset();
+    h.record(2);
+    h.record(kDefaultHighest - 1);
+    sum.merge(h);
+    histograms.push_back(std::make_unique<Histogram>(h));
+  }
+  const size_t grown = resident_bytes() - std::min(before, resident_bytes());
+  EXPECT_LT(grown, 2 * kHistograms * 32 * 1024) << grown;  // eager: 2 * 32 * 264 KiB
+  EXPECT_EQ(sum.count(), 2 * kHistograms);
+}
+
+TEST(Histogram, ResetAfterExtremeValuesLeavesNoCount) {
+  Histogram h;
+  h.record(0);
+  h.record(1'234'567);
+  h.record(UINT64_MAX);
+  h.record_n(kDefaultHighest, 3);
+  h.reset();
+  EXPECT_TRUE(slots_of(h).empty());
+  // Stale counts anywhere would show in a merge or a percentile walk over the whole range.
+  h.record(0);
+  h.record(kDefaultHighest);
+  EXPECT_EQ(slots_of(h), (std::vector<std::pair<uint64_t, uint64_t>>{
+                             {0, 1}, {Histogram::highest_equivalent(33'792), 1}}));
+  EXPECT_EQ(h.value_at_percentile(50), 0u);
+  Histogram sum;
+  sum.merge(h);
+  EXPECT_EQ(slots_of(sum), slots_of(h));
+  EXPECT_EQ(sum.out_of_range(), 0u);
+}
+
+TEST(Histogram, MergeOfSparseHistogramsEqualsBruteForce) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> exponent(0.0, 44.0);
+  for (int round = 0; round < 300; ++round) {
+    std::map<size_t, uint64_t> expected;  // slot -> count, counted one value at a time
+    Histogram merged;
+    for (int part = 0; part < 3; ++part) {
+      Histogram h;
+      const int n = static_cast<int>(rng() % 6);
+      for (int i = 0; i < n; ++i) {
+        const auto v = static_cast<uint64_t>(std::exp2(exponent(rng)));
+        h.record(v);
+        ++expected[Histogram::index_of(std::min(v, kDefaultHighest))];
+      }
+      merged.merge(h);
+    }
+    std::vector<std::pair<size_t, uint64_t>> got;
+    merged.for_each_index([&](size_t index, uint64_t count) { got.emplace_back(index, count); });
+    ASSERT_EQ(got, (std::vector<std::pair<size_t, uint64_t>>(expected.begin(), expected.end())));
+  }
+}
+
+TEST(Histogram, CopiesAndMovesKeepEveryValue) {
+  Histogram h;
+  for (uint64_t v : {uint64_t{3}, uint64_t{40'000}, uint64_t{5'000'000'000}, UINT64_MAX})
+    h.record(v);
+  const Histogram copy = h;
+  EXPECT_EQ(slots_of(copy), slots_of(h));
+  EXPECT_EQ(copy.max(), UINT64_MAX);
+  EXPECT_EQ(copy.out_of_range(), 1u);
+
+  Histogram other_shape(1'000'000);
+  other_shape.record(7);
+  other_shape = h;  // takes h's shape
+  EXPECT_EQ(other_shape.highest_trackable_ns(), kDefaultHighest);
+  EXPECT_EQ(slots_of(other_shape), slots_of(h));
+  Histogram same_shape;
+  same_shape.record(kDefaultHighest);
+  same_shape = h;  // the old counts are gone
+  EXPECT_EQ(slots_of(same_shape), slots_of(h));
+
+  Histogram moved = std::move(same_shape);
+  EXPECT_EQ(slots_of(moved), slots_of(h));
+  EXPECT_EQ(same_shape.count(), 0u);  // NOLINT(bugprone-use-after-move): reads as empty
+  EXPECT_TRUE(slots_of(same_shape).empty());
+  same_shape = copy;  // assignable again
+  EXPECT_EQ(slots_of(same_shape), slots_of(h));
 }
 
 }  // namespace

@@ -40,10 +40,10 @@ TEST(Recorder, ReasonsAreCountedWithoutLosingAny) {
   EXPECT_EQ(total, 81u);
   RunResult merged;
   merged.add(r);
-  EXPECT_EQ(merged.error_reasons.count("other: other reasons"), 1u);
+  EXPECT_NE(find_error_reason(merged.error_reasons, ErrorClass::kCount, "other reasons"), nullptr);
 }
 
-TEST(Recorder, MergedReasonsReadAsText) {
+TEST(Recorder, MergedReasonsAreClassReasonAndErrno) {
   Recorder a, b;
   a.on_error_reason(ErrorClass::kConnect, errno_reason(ECONNREFUSED));
   b.on_error_reason(ErrorClass::kConnect, errno_reason(ECONNREFUSED));
@@ -51,8 +51,16 @@ TEST(Recorder, MergedReasonsReadAsText) {
   RunResult merged;
   merged.add(a);
   merged.add(b);
-  EXPECT_EQ(merged.error_reasons.at("connect: Connection refused"), 2u);
-  EXPECT_EQ(merged.error_reasons.at("parse: bad chunk size"), 1u);
+  const ErrorReasonCount* refused =
+      find_error_reason(merged.error_reasons, ErrorClass::kConnect, "Connection refused");
+  ASSERT_NE(refused, nullptr);
+  EXPECT_EQ(refused->count, 2u);
+  EXPECT_EQ(refused->errno_value, ECONNREFUSED);
+  const ErrorReasonCount* chunk =
+      find_error_reason(merged.error_reasons, ErrorClass::kParse, "bad chunk size");
+  ASSERT_NE(chunk, nullptr);
+  EXPECT_EQ(chunk->count, 1u);
+  EXPECT_EQ(chunk->errno_value, 0);
 }
 
 }  // namespace

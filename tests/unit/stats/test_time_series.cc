@@ -1,11 +1,24 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cmath>
+#include <random>
+#include <thread>
+#include <utility>
+#include <vector>
+
 #include "stats/time_series.h"
 
 namespace hail {
 namespace {
 
 constexpr uint64_t kS = 1'000'000'000;
+
+std::vector<std::pair<uint64_t, uint64_t>> slots_of(const Histogram& h) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  h.for_each_recorded([&](uint64_t value, uint64_t count) { out.emplace_back(value, count); });
+  return out;
+}
 
 TEST(IntervalBoundary, WarmupIntervalsThenForcedBoundaryAtMeasureStart) {
   // Load starts at 100 s, warm-up 2.5 s, 1 s intervals.
@@ -45,7 +58,7 @@ TEST(WindowSeries, ClosesWindowsWithCountsAndCompactHistogram) {
   EXPECT_EQ(w0.errors[static_cast<size_t>(ErrorClass::kTimeout)], 1u);
   EXPECT_EQ(w0.open_connections, 3u);
   EXPECT_EQ(w0.max_ns, 7000u);
-  ASSERT_EQ(w0.latency.size(), 2u);
+  ASSERT_EQ(slots_of(w0.latency.decode()).size(), 2u);
   const auto& w1 = s.windows()[1];
   EXPECT_FALSE(w1.warmup);
   EXPECT_EQ(w1.start_ns, 2000u);
@@ -74,28 +87,13 @@ TEST(MergeWindows, AddsByIndexAndTakesPercentilesOfTheUnion) {
   EXPECT_EQ(m[0].errors[static_cast<size_t>(ErrorClass::kRead)], 1u);
   EXPECT_EQ(m[0].error_total(), 1u);
   EXPECT_EQ(m[0].open_connections, 11u);
-  // 50 us: histogram slot 50,015, kept with 8 significant bits: the top of [49,920, 50,175].
-  EXPECT_EQ(m[0].p50_ns, 50'175u);
-  EXPECT_EQ(m[0].p90_ns, 90'111u);
+  // Exact: the top of the histogram slot of 50 us, [49,984, 50,015], and of 90 us.
+  EXPECT_EQ(m[0].p50_ns, 50'015u);
+  EXPECT_EQ(m[0].p90_ns, 90'047u);
   EXPECT_EQ(m[0].max_ns, 100'000u);
   EXPECT_EQ(m[1].completed, 1u);
   EXPECT_EQ(m[1].p99_ns, 42u);
   EXPECT_EQ(m[1].end_ns, 2 * kS);
-}
-
-TEST(WindowSeries, QuantizeKeepsEightSignificantBitsAndOrder) {
-  uint32_t last_key = 0;
-  for (uint64_t v = 0; v < (uint64_t{1} << 40); v = v < 1000 ? v + 1 : v + v / 97 + 1) {
-    const uint32_t key = WindowSeries::quantize(v);
-    const uint64_t back = WindowSeries::dequantize(key);
-    ASSERT_GE(back, v);                                         // never reads low
-    ASSERT_LE(static_cast<double>(back - v), v / 128.0 + 1.0);  // within 1/128
-    ASSERT_GE(key, last_key);                                   // order kept
-    last_key = key;
-    if (v < 256) {
-      ASSERT_EQ(back, v);  // exact below 256 ns
-    }
-  }
 }
 
 TEST(MergeWindows, EmptyWindowHasZeroPercentiles) {
@@ -107,6 +105,155 @@ TEST(MergeWindows, EmptyWindowHasZeroPercentiles) {
   EXPECT_EQ(m[0].p99_ns, 0u);
   EXPECT_EQ(m[0].max_ns, 0u);
   EXPECT_DOUBLE_EQ(m[0].requests_per_s(), 0.0);
+}
+
+// One window of a series that recorded `latencies_ns`, closed at end_ns.
+WindowStats one_window(const std::vector<uint64_t>& latencies_ns, uint64_t start_ns,
+                       uint64_t end_ns) {
+  WindowSeries s;
+  s.begin(start_ns, false);
+  for (uint64_t v : latencies_ns) s.on_complete(200, v);
+  s.close_window(end_ns, 1, false, true);
+  return window_stats(s.windows()[0], 0);
+}
+
+std::vector<uint64_t> lognormal_ns(uint64_t seed, size_t n, double median_ns, double sigma) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> dist(std::log(median_ns), sigma);
+  std::vector<uint64_t> out(n);
+  for (auto& v : out) v = static_cast<uint64_t>(dist(rng));
+  return out;
+}
+
+TEST(MergeWindow, IsExactlyOneWindowThatRecordedBothSampleSets) {
+  // Two workers (or hosts) with different latency mixes: 3,000 around 5 ms, 1,000 around 20 ms.
+  // Averaging their percentiles would be wrong; the merged histogram is the union.
+  const std::vector<uint64_t> fast = lognormal_ns(1, 3000, 5e6, 0.1);
+  const std::vector<uint64_t> slow = lognormal_ns(2, 1000, 20e6, 0.1);
+  std::vector<uint64_t> all = fast;
+  all.insert(all.end(), slow.begin(), slow.end());
+  WindowStats merged = one_window(fast, 0, kS);
+  merge_window(merged, one_window(slow, 0, kS));
+  const WindowStats single = one_window(all, 0, kS);
+  EXPECT_EQ(merged.p50_ns, single.p50_ns);
+  EXPECT_EQ(merged.p90_ns, single.p90_ns);
+  EXPECT_EQ(merged.p99_ns, single.p99_ns);
+  EXPECT_EQ(merged.max_ns, single.max_ns);
+  EXPECT_EQ(slots_of(merged.latency.decode()), slots_of(single.latency.decode()));
+  EXPECT_EQ(merged.latency.min(), single.latency.min());
+  for (double p = 0; p <= 100; p += 0.5) {
+    ASSERT_EQ(merged.latency.value_at_percentile(p), single.latency.value_at_percentile(p)) << p;
+  }
+  EXPECT_LT(merged.p50_ns, 6'000'000u);   // in the fast mix
+  EXPECT_GT(merged.p90_ns, 15'000'000u);  // in the slow one
+  // And the same through merge_windows, the end-of-run path.
+  WindowSeries a, b;
+  a.begin(0, false);
+  b.begin(0, false);
+  for (uint64_t v : fast) a.on_complete(200, v);
+  for (uint64_t v : slow) b.on_complete(200, v);
+  a.close_window(kS, 1, false, true);
+  b.close_window(kS, 1, false, true);
+  const auto m = merge_windows({&a, &b}, 0);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].p50_ns, single.p50_ns);
+  EXPECT_EQ(m[0].p99_ns, single.p99_ns);
+  EXPECT_EQ(m[0].sources, 2u);
+}
+
+TEST(MergeWindow, CombinesEveryField) {
+  WindowStats a = one_window({1'000, 2'000}, 10, 20);
+  a.warmup = true;
+  a.status_errors = 1;
+  a.errors[static_cast<size_t>(ErrorClass::kRead)] = 2;
+  a.open_connections = 3;
+  a.target_start = 4;
+  a.target_end = 5;
+  WindowStats b = one_window({3'000}, 5, 15);
+  b.warmup = false;
+  b.status_errors = 10;
+  b.errors[static_cast<size_t>(ErrorClass::kRead)] = 20;
+  b.errors[static_cast<size_t>(ErrorClass::kTimeout)] = 1;
+  b.open_connections = 30;
+  b.target_start = 40;
+  b.target_end = 50;
+  WindowStats into;
+  merge_window(into, a);  // into an empty window: a copy
+  EXPECT_EQ(into.start_ns, 10u);
+  EXPECT_TRUE(into.warmup);
+  EXPECT_EQ(into.sources, 1u);
+  merge_window(into, b);
+  EXPECT_EQ(into.start_ns, 5u);
+  EXPECT_EQ(into.end_ns, 20u);
+  EXPECT_FALSE(into.warmup);  // a warm-up window only when every part was
+  EXPECT_EQ(into.completed, 3u);
+  EXPECT_EQ(into.status_errors, 11u);
+  EXPECT_EQ(into.errors[static_cast<size_t>(ErrorClass::kRead)], 22u);
+  EXPECT_EQ(into.errors[static_cast<size_t>(ErrorClass::kTimeout)], 1u);
+  EXPECT_EQ(into.open_connections, 33u);
+  EXPECT_DOUBLE_EQ(into.target_start, 44);
+  EXPECT_DOUBLE_EQ(into.target_end, 55);
+  EXPECT_EQ(into.sources, 2u);
+  EXPECT_EQ(into.latency.count(), 3u);
+  EXPECT_EQ(into.max_ns, 3'000u);
+  EXPECT_EQ(into.p50_ns, 2'000u);
+  merge_window(into, WindowStats{});  // an empty window changes nothing
+  EXPECT_EQ(into.sources, 2u);
+  EXPECT_EQ(into.start_ns, 5u);
+}
+
+TEST(WindowSeries, TakeClosedHandsOutEachWindowOnce) {
+  WindowSeries s;
+  s.begin(0, true);
+  s.on_complete(200, 10);
+  s.close_window(kS, 1, false, false);
+  s.on_complete(200, 20);
+  s.close_window(2 * kS, 1, false, false);
+  std::vector<WindowSeries::Window> first = s.take_closed();
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].index, 0u);
+  EXPECT_TRUE(first[0].warmup);
+  EXPECT_EQ(first[1].index, 1u);
+  EXPECT_EQ(first[1].latency.max(), 20u);
+  EXPECT_TRUE(s.take_closed().empty());
+  EXPECT_TRUE(s.windows().empty());
+  s.on_complete(200, 30);
+  s.close_window(3 * kS, 1, false, true);
+  const std::vector<WindowSeries::Window> last = s.take_closed();
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(last[0].index, 2u);
+  EXPECT_EQ(last[0].max_ns, 30u);
+}
+
+TEST(WindowSeries, ASupervisorTakesWindowsWhileTheWorkerRecords) {
+  // The worker closes 2,000 windows of 5 requests while another thread takes and merges them.
+  constexpr uint64_t kWindows = 2000;
+  WindowSeries s;
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    s.begin(0, false);
+    for (uint64_t w = 0; w < kWindows; ++w) {
+      for (uint64_t i = 1; i <= 5; ++i) s.on_complete(200, i * 100);
+      s.close_window((w + 1) * 1000, 1, false, w + 1 == kWindows);
+    }
+    done.store(true);
+  });
+  std::vector<WindowStats> merged;
+  uint64_t next_index = 0;
+  bool finished = false;
+  while (!finished) {
+    finished = done.load();
+    for (const WindowSeries::Window& w : s.take_closed()) {
+      ASSERT_EQ(w.index, next_index++);
+      merged.push_back(window_stats(w, 0));
+    }
+  }
+  worker.join();
+  ASSERT_EQ(merged.size(), kWindows);
+  for (const WindowStats& w : merged) {
+    ASSERT_EQ(w.completed, 5u);
+    ASSERT_EQ(w.p50_ns, 300u);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,295 @@
+// RunResult::merge, field by field: two results with distinct non-zero values in every field, and
+// the merged value of each checked against its rule (sum, first, larger, union, ...).
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stats/run_result.h"
+
+namespace hail {
+namespace {
+
+// Counters is nothing but uint64_t counts: seen as an array, every field (present and future) gets
+// a distinct value and is checked.
+constexpr size_t kCounterFields = sizeof(Counters) / sizeof(uint64_t);
+static_assert(sizeof(Counters) == kCounterFields * sizeof(uint64_t));
+
+Counters counters_with(uint64_t scale) {
+  uint64_t fields[kCounterFields];
+  for (size_t i = 0; i < kCounterFields; ++i) fields[i] = (i + 1) * scale;
+  Counters c;
+  std::memcpy(&c, fields, sizeof c);
+  return c;
+}
+
+std::vector<uint64_t> fields_of(const Counters& c) {
+  std::vector<uint64_t> fields(kCounterFields);
+  std::memcpy(fields.data(), &c, sizeof c);
+  return fields;
+}
+
+WindowStats window(uint64_t start_ns, uint64_t latency_ns, uint64_t completed) {
+  WindowStats w;
+  w.start_ns = start_ns;
+  w.end_ns = start_ns + 1000;
+  w.completed = completed;
+  Histogram h;
+  h.record_n(latency_ns, completed);
+  w.latency = EncodedHistogram(h);
+  w.update_percentiles();
+  w.sources = 1;
+  return w;
+}
+
+RequestRecord record(uint64_t start_unix_ns, int status) {
+  RequestRecord r;
+  r.start_unix_ns = start_unix_ns;
+  r.status = status;
+  return r;
+}
+
+TagResult tag(const std::string& name, uint64_t completed, uint64_t latency_ns) {
+  TagResult t;
+  t.name = name;
+  t.completed = completed;
+  t.errors[static_cast<size_t>(ErrorClass::kRead)] = completed;
+  t.status_codes[200] = completed;
+  t.latency.record_n(latency_ns, completed);
+  return t;
+}
+
+// k = 1 or 2: every field set, to values that tell the two apart.
+RunResult full(uint64_t k) {
+  RunResult r;
+  r.url = "http://host" + std::to_string(k) + "/";
+  r.method = k == 1 ? "POST" : "PUT";
+  r.connections = static_cast<uint32_t>(10 * k);
+  r.threads = static_cast<uint32_t>(k);
+  r.keep_alive = k == 2;
+  r.http_minor = k == 1 ? 0 : 1;
+  r.requests_target = 1000 * k;
+  r.duration_target_ns = 7000 * k;
+  r.warmup_ns = 11 * k;
+  r.timeout_ns = 13 * k;
+  r.start_unix_ns = k == 1 ? 5'000 : 4'000;
+  r.duration_ns = k == 1 ? 900 : 800;
+  r.interrupted = k == 2;
+  r.counters = counters_with(k == 1 ? 1 : 100);
+  r.status_codes = {{200, k}, {static_cast<int>(300 + k), 1}};
+  add_error_reason(r.error_reasons, ErrorClass::kConnect, "Connection refused", k);
+  add_error_reason(r.error_reasons, ErrorClass::kParse, "bad " + std::to_string(k), 1);
+  r.latency.record(1'000 * k);
+  r.connect_time.record(2'000 * k);
+  r.ttfb.record(3'000 * k);
+  r.tls_handshake.record(4'000 * k);
+  r.tls_version = k == 1 ? "" : "TLSv1.3";  // first known: 2's
+  r.tls_cipher = k == 1 ? "CIPHER-1" : "CIPHER-2";
+  r.protocol = k == 1 ? "http/1.1" : "h2";
+  r.pipeline = static_cast<uint32_t>(1 + k);
+  r.streams = static_cast<uint32_t>(10 + k);
+  r.rate_target_per_s = 100.0 * static_cast<double>(k);
+  r.backlog = 3 * k;
+  r.service_time.record(5'000 * k);
+  r.lag.record(6'000 * k);
+  r.interval_ns = 1'000'000 * k;
+  for (uint64_t i = 0; i < k; ++i) r.intervals.push_back(window(i * 1000, 7'000 * k, k));
+  r.steps.push_back(window(0, 8'000 * k, 2 * k));
+  r.ladder = k == 1;
+  r.target_unit = k == 1 ? "req/s" : "connections";
+  r.rate_samples.record(50 * k);
+  r.script_error = k == 1 ? "" : "x.lua:1: boom";  // first known: 2's
+  r.request_log = {record(10 * k, 200), record(10 * k + 15, 201)};
+  r.server_software = k == 1 ? "" : "nginx";
+  r.document_length = k == 1 ? -1 : 42;
+  if (k == 1) {
+    r.tags = {tag("a", 1, 1'000), tag(std::string(TagTable::kOtherName), 1, 9'000)};
+  } else {
+    r.tags = {tag("b", 2, 2'000), tag("a", 2, 3'000)};
+  }
+  r.max_worker_cpu_utilization = k == 1 ? 0.25 : 0.75;
+  r.naps = 7 * k;
+  r.max_nap_ns = k == 1 ? 900 : 100;
+  r.notes = {"note " + std::to_string(k)};
+  return r;
+}
+
+TEST(RunResultMerge, EveryFieldFollowsItsRule) {
+  // A field added to RunResult changes its size: give it a rule in merge() and a check here, then
+  // update this figure.
+  EXPECT_EQ(sizeof(RunResult), 1096u) << "a RunResult field was added or removed";
+
+  RunResult m = full(1);
+  m.merge(full(2));
+  // What was asked for: the first result's; the protocol says both were spoken.
+  EXPECT_EQ(m.url, "http://host1/");
+  EXPECT_EQ(m.method, "POST");
+  EXPECT_FALSE(m.keep_alive);
+  EXPECT_EQ(m.http_minor, 0);
+  EXPECT_EQ(m.duration_target_ns, 7000u);
+  EXPECT_EQ(m.warmup_ns, 11u);
+  EXPECT_EQ(m.timeout_ns, 13u);
+  EXPECT_EQ(m.protocol, "h2+http/1.1");
+  EXPECT_EQ(m.pipeline, 2u);
+  EXPECT_EQ(m.streams, 11u);
+  EXPECT_EQ(m.interval_ns, 1'000'000u);
+  EXPECT_TRUE(m.ladder);
+  EXPECT_STREQ(m.target_unit, "req/s");
+  // Shares of the load: summed.
+  EXPECT_EQ(m.connections, 30u);
+  EXPECT_EQ(m.threads, 3u);
+  EXPECT_EQ(m.requests_target, 3000u);
+  EXPECT_DOUBLE_EQ(m.rate_target_per_s, 300.0);
+  // Times and flags.
+  EXPECT_EQ(m.start_unix_ns, 4'000u);  // the earlier
+  EXPECT_EQ(m.duration_ns, 900u);      // the longer
+  EXPECT_TRUE(m.interrupted);
+  // Counts.
+  const std::vector<uint64_t> counters = fields_of(m.counters);
+  for (size_t i = 0; i < kCounterFields; ++i) EXPECT_EQ(counters[i], (i + 1) * 101) << i;
+  EXPECT_EQ(m.status_codes, (std::map<int, uint64_t>{{200, 3}, {301, 1}, {302, 1}}));
+  ASSERT_EQ(m.error_reasons.size(), 3u);
+  EXPECT_EQ(m.error_reasons[0].reason, "Connection refused");  // "connect: ..." sorts first
+  EXPECT_EQ(m.error_reasons[0].count, 3u);
+  EXPECT_EQ(m.error_reasons[0].errno_value, ECONNREFUSED);
+  EXPECT_EQ(m.error_reasons[1].reason, "bad 1");
+  EXPECT_EQ(m.error_reasons[2].reason, "bad 2");
+  EXPECT_EQ(m.backlog, 9u);
+  EXPECT_EQ(m.naps, 21u);
+  // Histograms: both values in each.
+  const auto both = [](const Histogram& h, uint64_t unit) {
+    return h.count() == 2 && h.min() == unit && h.max() == 2 * unit;
+  };
+  EXPECT_TRUE(both(m.latency, 1'000));
+  EXPECT_TRUE(both(m.connect_time, 2'000));
+  EXPECT_TRUE(both(m.ttfb, 3'000));
+  EXPECT_TRUE(both(m.tls_handshake, 4'000));
+  EXPECT_TRUE(both(m.service_time, 5'000));
+  EXPECT_TRUE(both(m.lag, 6'000));
+  EXPECT_TRUE(both(m.rate_samples, 50));
+  // Windows by index: window 0 of both merged, window 1 only from the second.
+  ASSERT_EQ(m.intervals.size(), 2u);
+  EXPECT_EQ(m.intervals[0].completed, 3u);
+  EXPECT_EQ(m.intervals[0].sources, 2u);
+  EXPECT_EQ(m.intervals[0].p50_ns, 14'000u);  // 1 at 7 us, 2 at 14 us
+  EXPECT_EQ(m.intervals[0].latency.min(), 7'000u);
+  EXPECT_EQ(m.intervals[1].completed, 2u);
+  EXPECT_EQ(m.intervals[1].sources, 1u);
+  ASSERT_EQ(m.steps.size(), 1u);
+  EXPECT_EQ(m.steps[0].completed, 6u);
+  EXPECT_EQ(m.steps[0].max_ns, 16'000u);
+  // First known.
+  EXPECT_EQ(m.tls_version, "TLSv1.3");
+  EXPECT_EQ(m.tls_cipher, "CIPHER-1");
+  EXPECT_EQ(m.script_error, "x.lua:1: boom");
+  EXPECT_EQ(m.server_software, "nginx");
+  EXPECT_EQ(m.document_length, 42);
+  // The request log, in order of start.
+  ASSERT_EQ(m.request_log.size(), 4u);
+  EXPECT_EQ(m.request_log[0].start_unix_ns, 10u);
+  EXPECT_EQ(m.request_log[1].start_unix_ns, 20u);
+  EXPECT_EQ(m.request_log[2].start_unix_ns, 25u);
+  EXPECT_EQ(m.request_log[3].start_unix_ns, 35u);
+  // Tags by name, first-use order, "(other)" last.
+  ASSERT_EQ(m.tags.size(), 3u);
+  EXPECT_EQ(m.tags[0].name, "a");
+  EXPECT_EQ(m.tags[0].completed, 3u);
+  EXPECT_EQ(m.tags[0].errors[static_cast<size_t>(ErrorClass::kRead)], 3u);
+  EXPECT_EQ(m.tags[0].status_codes, (std::map<int, uint64_t>{{200, 3}}));
+  EXPECT_EQ(m.tags[0].latency.count(), 3u);
+  EXPECT_EQ(m.tags[0].latency.max(), 3'000u);
+  EXPECT_EQ(m.tags[1].name, "b");
+  EXPECT_EQ(m.tags[2].name, TagTable::kOtherName);
+  // Generator health: the larger.
+  EXPECT_DOUBLE_EQ(m.max_worker_cpu_utilization, 0.75);
+  EXPECT_EQ(m.max_nap_ns, 900u);
+  // Notes are the runner's, written from merged data: not merged.
+  EXPECT_EQ(m.notes, (std::vector<std::string>{"note 1"}));
+}
+
+TEST(RunResultMerge, SettingsComeFromWhicheverResultHasThem) {
+  // A worker's result has no settings (no url): the runner's come through, whatever the order.
+  RunResult worker = RunResult::from_recorder(Recorder{});
+  RunResult m;
+  m.merge(full(2));
+  m.merge(worker);
+  EXPECT_EQ(m.url, "http://host2/");
+  EXPECT_EQ(m.method, "PUT");
+  EXPECT_TRUE(m.keep_alive);
+  EXPECT_EQ(m.protocol, "h2");
+  EXPECT_EQ(m.pipeline, 3u);
+  EXPECT_STREQ(m.target_unit, "connections");
+  EXPECT_EQ(m.connections, 20u);
+
+  const auto mixed = [](const char* a, const char* b) {
+    RunResult x = full(1);
+    RunResult y = full(2);
+    x.protocol = a;
+    y.protocol = b;
+    x.merge(y);
+    return x.protocol;
+  };
+  EXPECT_EQ(mixed("h2", "h2"), "h2");
+  EXPECT_EQ(mixed("http/1.0", "http/1.1"), "http/1.0");  // both HTTP/1: the first's
+  EXPECT_EQ(mixed("http/1.1", "h2"), "h2+http/1.1");
+  EXPECT_EQ(mixed("h2+http/1.1", "h2"), "h2+http/1.1");
+  EXPECT_EQ(mixed("h2", "h2+http/1.1"), "h2+http/1.1");
+}
+
+TEST(RunResultMerge, MovingMergeTakesTheRequestLogAndKeepsItInOrder) {
+  RunResult m;
+  RunResult a;
+  a.request_log = {record(30, 1), record(10, 2)};  // a worker's log: in completion order
+  m.merge(std::move(a));
+  ASSERT_EQ(m.request_log.size(), 2u);
+  EXPECT_EQ(m.request_log[0].status, 2);
+  RunResult b;
+  b.request_log = {record(20, 3), record(30, 4)};
+  m.merge(std::move(b));
+  ASSERT_EQ(m.request_log.size(), 4u);
+  EXPECT_EQ(m.request_log[1].status, 3);
+  EXPECT_EQ(m.request_log[2].status, 1);  // equal starts keep their order
+  EXPECT_EQ(m.request_log[3].status, 4);
+}
+
+TEST(RunResultMerge, ErrorReasonsKeepTheOrderOfTheirRenderedTexts) {
+  const std::vector<std::pair<ErrorClass, std::string>> reasons = {
+      {ErrorClass::kTimeout, "timed out"},
+      {ErrorClass::kRead, "Connection reset by peer"},
+      {ErrorClass::kCount, "other reasons"},
+      {ErrorClass::kConnect, "No route to host"},
+      {ErrorClass::kParse, "bad chunk size"},
+      {ErrorClass::kConnect, "Connection refused"},
+      {ErrorClass::kStream, "REFUSED_STREAM"},
+      {ErrorClass::kWrite, "Broken pipe"},
+      {ErrorClass::kRead, "closed before response"},
+  };
+  std::map<std::string, uint64_t> rendered;  // the order the reports always had
+  RunResult m;
+  for (size_t i = 0; i < reasons.size(); ++i) {
+    RunResult one;
+    add_error_reason(one.error_reasons, reasons[i].first, reasons[i].second, i + 1);
+    m.merge(one);
+    rendered[std::string(error_reason_class_label(reasons[i].first)) + ": " + reasons[i].second] +=
+        i + 1;
+  }
+  ASSERT_EQ(m.error_reasons.size(), rendered.size());
+  size_t i = 0;
+  for (const auto& [text, count] : rendered) {
+    const ErrorReasonCount& row = m.error_reasons[i++];
+    EXPECT_EQ(std::string(error_reason_class_label(row.error_class)) + ": " + row.reason, text);
+    EXPECT_EQ(row.count, count);
+  }
+  EXPECT_EQ(find_error_reason(m.error_reasons, ErrorClass::kWrite, "Broken pipe")->errno_value,
+            EPIPE);
+  EXPECT_EQ(find_error_reason(m.error_reasons, ErrorClass::kTimeout, "timed out")->errno_value, 0);
+  EXPECT_EQ(errno_of_reason("Connection timed out"), ETIMEDOUT);
+  EXPECT_EQ(errno_of_reason("other reasons"), 0);
+}
+
+}  // namespace
+}  // namespace hail
