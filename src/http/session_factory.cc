@@ -6,20 +6,6 @@
 
 namespace hail {
 
-const char* wire_protocol_name(WireProtocol protocol) {
-  switch (protocol) {
-    case WireProtocol::kHttp09:
-      return "http/0.9";
-    case WireProtocol::kHttp10:
-      return "http/1.0";
-    case WireProtocol::kHttp11:
-      return "http/1.1";
-    case WireProtocol::kHttp2:
-      return "h2";
-  }
-  return "?";
-}
-
 WireProtocol SessionFactory::protocol_for(std::string_view alpn) const {
   const bool h2 = settings_.protocol == HttpProtocol::kHttp2 ||
                   (settings_.protocol == HttpProtocol::kAuto && alpn == "h2");

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string_view>
 
+#include "core/protocol.h"
 #include "http/client_session.h"
 #include "http/h2_client_session.h"
 
@@ -15,13 +16,6 @@ namespace hail {
 // Which HTTP a run asks for: HTTP/2 when TLS's ALPN picks it (kAuto), always (--h2: ALPN h2 only,
 // or prior-knowledge h2c in cleartext), or never (--h1).
 enum class HttpProtocol : uint8_t { kAuto, kHttp1, kHttp2 };
-
-// What a connection spoke.
-enum class WireProtocol : uint8_t { kHttp09, kHttp10, kHttp11, kHttp2 };
-inline constexpr size_t kWireProtocolCount = 4;
-
-// "http/0.9", "http/1.0", "http/1.1", "h2" (ALPN's names where it has them).
-const char* wire_protocol_name(WireProtocol protocol);
 
 struct SessionSettings {
   HttpProtocol protocol = HttpProtocol::kAuto;

@@ -122,6 +122,7 @@ class MeasurementSink {
   TagTable& tags() { return tags_; }
   const TagTable& tags() const { return tags_; }
   const WindowRecorder& windows() const { return windows_; }
+  WindowRecorder& windows() { return windows_; }
 
  private:
   bool measuring(uint64_t now_ns) const { return now_ns >= settings_.measure_start_ns; }

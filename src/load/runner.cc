@@ -76,10 +76,31 @@ Result<std::vector<std::unique_ptr<Worker>>> make_workers(const RunPlan& plan, S
   return workers;
 }
 
-// The supervise step: waits for every worker, calling the front-end's tick; true when the tick
-// interrupted the run.
+}  // namespace
+
+void WindowMerger::absorb(const std::vector<std::unique_ptr<Worker>>& workers) {
+  std::vector<WindowSeries::Window> intervals, steps;
+  for (const auto& w : workers) {
+    w->take_closed_windows(&intervals, &steps);
+    add(intervals_, intervals);
+    add(steps_, steps);
+  }
+}
+
+void WindowMerger::add(std::vector<WindowStats>& rows,
+                       const std::vector<WindowSeries::Window>& closed) const {
+  for (const WindowSeries::Window& window : closed) {
+    if (window.index >= rows.size()) rows.resize(window.index + 1);
+    merge_window(rows[window.index], window_stats(window, load_start_ns_));
+  }
+}
+
+namespace {
+
+// The supervise step: waits for every worker, calling the front-end's tick and merging the windows
+// the workers closed; true when the tick interrupted the run.
 bool supervise(const RunPlan& plan, const std::vector<std::unique_ptr<Worker>>& workers,
-               const TickFn& tick) {
+               const TickFn& tick, WindowMerger& windows) {
   bool interrupted = false;
   bool script_failed = false;
   for (;;) {
@@ -94,6 +115,7 @@ bool supervise(const RunPlan& plan, const std::vector<std::unique_ptr<Worker>>& 
       p.errors += wp.errors.load(std::memory_order_relaxed);
     }
     if (all_done) return interrupted;
+    windows.absorb(workers);
     if (!interrupted && tick && tick(p)) {
       interrupted = true;
       for (const auto& w : workers) w->stop();
@@ -112,13 +134,16 @@ bool supervise(const RunPlan& plan, const std::vector<std::unique_ptr<Worker>>& 
 }
 
 // What the connections spoke: HTTP/2 when every connection negotiated it, both when ALPN gave
-// some HTTP/2 and some HTTP/1.1.
-std::string protocol_name(const RunOptions& options, const Counters& c) {
-  if (options.http09) return "http/0.9";
-  const std::string h1 = options.request.http_minor == 0 ? "http/1.0" : "http/1.1";
-  if (options.protocol == HttpProtocol::kHttp2) return "h2";
-  if (c.connections_h2 == 0) return h1;
-  return c.connections_h2 == c.connections_opened ? "h2" : "h2+" + h1;
+// some HTTP/2 and some HTTP/1.x.
+ProtocolSet protocols_spoken(const RunOptions& options, const Counters& c) {
+  if (options.http09) return ProtocolSet(WireProtocol::kHttp09);
+  const WireProtocol h1 =
+      options.request.http_minor == 0 ? WireProtocol::kHttp10 : WireProtocol::kHttp11;
+  if (options.protocol == HttpProtocol::kHttp2) return ProtocolSet(WireProtocol::kHttp2);
+  if (c.connections_h2 == 0) return ProtocolSet(h1);
+  ProtocolSet set(WireProtocol::kHttp2);
+  if (c.connections_h2 != c.connections_opened) set.add(h1);
+  return set;
 }
 
 // The windows' targets: what the plan asked for during each interval (at its end) and step.
@@ -174,31 +199,28 @@ void describe(const RunPlan& plan, RunResult& result) {
 }
 }  // namespace
 
-RunResult merge_workers(const RunPlan& plan, const std::vector<std::unique_ptr<Worker>>& workers) {
+RunResult merge_workers(const RunPlan& plan, const std::vector<std::unique_ptr<Worker>>& workers,
+                        WindowMerger& windows) {
   RunResult result;
-  describe(plan, result);
-  uint64_t last_end_ns = plan.measure_start_ns;
-  std::vector<const WindowSeries*> intervals, steps;
   for (const auto& w : workers) {
     const MeasurementSink& sink = w->sink();
     const WorkerSummary& s = w->summary();
-    result.add(sink.recorder());
-    result.add_tags(sink.tags());
-    intervals.push_back(&sink.windows().intervals());
-    steps.push_back(&sink.windows().steps());
-    if (result.script_error.empty()) result.script_error = s.script_error;
-    last_end_ns = std::max(last_end_ns, s.end_ns);
-    result.max_worker_cpu_utilization =
-        std::max(result.max_worker_cpu_utilization, s.cpu_utilization);
-    result.naps += s.naps;
-    result.max_nap_ns = std::max(result.max_nap_ns, s.max_nap_ns);
-    result.backlog += s.backlog;
+    RunResult part = RunResult::from_recorder(sink.recorder());
+    part.merge(RunResult::from_tags(sink.tags()));
+    part.duration_ns = std::max(s.end_ns, plan.measure_start_ns) - plan.measure_start_ns;
+    part.script_error = s.script_error;
+    part.max_worker_cpu_utilization = s.cpu_utilization;
+    part.naps = s.naps;
+    part.max_nap_ns = s.max_nap_ns;
+    part.backlog = s.backlog;
+    result.merge(part);
   }
-  result.duration_ns = last_end_ns - plan.measure_start_ns;
-  if (plan.options.interval_ns != 0) result.intervals = merge_windows(intervals, plan.start_ns);
-  if (!plan.steps.empty()) result.steps = merge_windows(steps, plan.start_ns);
+  windows.absorb(workers);  // what closed since the last tick, and the last windows
+  if (plan.options.interval_ns != 0) result.intervals = windows.take_intervals();
+  if (!plan.steps.empty()) result.steps = windows.take_steps();
+  describe(plan, result);
   set_window_targets(plan, result);
-  result.protocol = protocol_name(plan.options, result.counters);
+  result.protocols = protocols_spoken(plan.options, result.counters);
   return result;
 }
 
@@ -227,11 +249,12 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
   for (auto& w : workers) pool.emplace_back([wp = w.get()] { wp->run(); });
 
   // Supervise.
-  const bool interrupted = supervise(plan, workers, tick);
+  WindowMerger windows(plan.start_ns);
+  const bool interrupted = supervise(plan, workers, tick, windows);
   for (auto& t : pool) t.join();
 
   // Merge.
-  RunResult result = merge_workers(plan, workers);
+  RunResult result = merge_workers(plan, workers, windows);
   result.interrupted = interrupted;
   const RunClock clock{plan.start_ns, plan.start_unix_ns};
   for (const auto& factory : options.collectors) factory->finish(clock);

@@ -14,6 +14,7 @@
 #include "load/run_options.h"
 #include "load/run_plan.h"
 #include "stats/run_result.h"
+#include "stats/time_series.h"
 
 namespace hail {
 
@@ -37,9 +38,29 @@ class Worker;
 Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
                            std::unique_ptr<ScriptRun>* script_out = nullptr);
 
+// The workers' windows merged by index as they close (the supervise step hands them over every
+// tick), so that a day-long run keeps one encoded row per window, not one per window and worker.
+// Main thread only.
+class WindowMerger {
+ public:
+  explicit WindowMerger(uint64_t load_start_ns) : load_start_ns_(load_start_ns) {}
+  // Takes what each worker closed since the last call (thread-safe on the workers' side).
+  void absorb(const std::vector<std::unique_ptr<Worker>>& workers);
+  std::vector<WindowStats> take_intervals() { return std::move(intervals_); }
+  std::vector<WindowStats> take_steps() { return std::move(steps_); }
+
+ private:
+  void add(std::vector<WindowStats>& rows, const std::vector<WindowSeries::Window>& closed) const;
+
+  uint64_t load_start_ns_;
+  std::vector<WindowStats> intervals_;
+  std::vector<WindowStats> steps_;
+};
+
 // The merge step: the workers' measurements and summaries, after every one has stopped, as one
-// result (what was asked for comes from the plan; windows are merged by index and given their
-// targets). Notes are not made here (run_notes()).
-RunResult merge_workers(const RunPlan& plan, const std::vector<std::unique_ptr<Worker>>& workers);
+// result (what was asked for comes from the plan; windows are the merger's, given their targets).
+// Notes are not made here (run_notes()).
+RunResult merge_workers(const RunPlan& plan, const std::vector<std::unique_ptr<Worker>>& workers,
+                        WindowMerger& windows);
 
 }  // namespace hail

@@ -49,6 +49,9 @@ class WindowRecorder {
     if (counted && steps_.active()) steps_.on_error(error);
   }
 
+  // WindowSeries::take_closed() may be called on these from any thread.
+  WindowSeries& intervals() { return intervals_; }
+  WindowSeries& steps() { return steps_; }
   const WindowSeries& intervals() const { return intervals_; }
   const WindowSeries& steps() const { return steps_; }
 

@@ -133,6 +133,12 @@ void Worker::run() {
   progress_.done.store(true, std::memory_order_release);
 }
 
+void Worker::take_closed_windows(std::vector<WindowSeries::Window>* intervals,
+                                 std::vector<WindowSeries::Window>* steps) {
+  *intervals = sink_->windows().intervals().take_closed();
+  *steps = sink_->windows().steps().take_closed();
+}
+
 void Worker::stop() {
   loop_->post([this] { finish(loop_->refresh_now_ns()); });
 }

@@ -75,6 +75,10 @@ class Worker final : private PacerHost, private ConnectionHost {
   const MeasurementSink& sink() const { return *sink_; }
   const WorkerProgress& progress() const { return progress_; }
   const WorkerSummary& summary() const { return summary_; }
+  // Thread-safe: the windows closed since the last call, the time series' and the stages'; the
+  // runner merges them as they close, so that no worker keeps a long run's series.
+  void take_closed_windows(std::vector<WindowSeries::Window>* intervals,
+                           std::vector<WindowSeries::Window>* steps);
 
  private:
   // PacerHost

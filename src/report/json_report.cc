@@ -104,13 +104,14 @@ std::string render_json_report(const RunResult& r) {
   j.value("version", HAIL_VERSION_STRING);
   j.value("url", r.url);
   j.value("method", r.method);
-  j.value("http_version", r.protocol == "h2"         ? "2"
-                          : r.protocol == "http/0.9" ? "0.9"
-                          : r.http_minor == 0        ? "1.0"
-                                                     : "1.1");
-  j.value("protocol", r.protocol);
+  const ProtocolSet& p = r.protocols;
+  j.value("http_version", p == ProtocolSet(WireProtocol::kHttp2)         ? "2"
+                          : p == ProtocolSet(WireProtocol::kHttp09) ? "0.9"
+                          : r.http_minor == 0                       ? "1.0"
+                                                                    : "1.1");
+  j.value("protocol", p.name());
   if (r.pipeline > 1) j.value("pipeline", r.pipeline);
-  if (r.protocol.starts_with("h2")) j.value("streams", r.streams);
+  if (p.speaks_h2()) j.value("streams", r.streams);
   j.value("keep_alive", r.keep_alive);
   j.value("start_unix_s", static_cast<double>(r.start_unix_ns) / 1e9);
   j.value("duration_s", r.duration_s());

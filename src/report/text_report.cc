@@ -45,13 +45,15 @@ void distribution_rows(std::string& out, const char* name, const Histogram& h) {
 // "HTTP/1.1", "HTTP/1.1 pipeline 8", "HTTP/2 10 streams", "HTTP/0.9"; "h2+http/1.1" when ALPN
 // gave both.
 std::string protocol_label(const RunResult& r) {
-  if (r.protocol == "h2") {
+  const WireProtocol h1 = r.protocols.http1();
+  const char* h1_label = h1 == WireProtocol::kHttp09   ? "HTTP/0.9"
+                         : h1 == WireProtocol::kHttp10 ? "HTTP/1.0"
+                                                       : "HTTP/1.1";
+  if (r.protocols == ProtocolSet(WireProtocol::kHttp2)) {
     return "HTTP/2" + (r.streams > 1 ? " " + std::to_string(r.streams) + " streams" : "");
   }
-  if (r.protocol == "h2+http/1.1") return "HTTP/2 and HTTP/1.1";
-  std::string label = r.protocol == "http/0.9"   ? "HTTP/0.9"
-                      : r.protocol == "http/1.0" ? "HTTP/1.0"
-                                                 : "HTTP/1.1";
+  if (r.protocols.speaks_h2()) return std::string("HTTP/2 and ") + h1_label;
+  std::string label = h1_label;
   if (r.pipeline > 1) label += " pipeline " + std::to_string(r.pipeline);
   return label;
 }

@@ -7,12 +7,9 @@ namespace hail {
 
 namespace {
 
-bool speaks_h2(const std::string& protocol) {
-  return protocol.starts_with("h2");
-}
-
 // The settings block: whoever has one (an empty url means none yet), this result first.
 void merge_settings(RunResult& into, const RunResult& other) {
+  into.protocols.merge(other.protocols);
   if (other.url.empty()) return;
   if (into.url.empty()) {
     into.url = other.url;
@@ -22,18 +19,11 @@ void merge_settings(RunResult& into, const RunResult& other) {
     into.duration_target_ns = other.duration_target_ns;
     into.warmup_ns = other.warmup_ns;
     into.timeout_ns = other.timeout_ns;
-    into.protocol = other.protocol;
     into.pipeline = other.pipeline;
     into.streams = other.streams;
     into.interval_ns = other.interval_ns;
     into.ladder = other.ladder;
     into.target_unit = other.target_unit;
-    return;
-  }
-  constexpr const char* kMixed = "h2+http/1.1";
-  if (into.protocol != other.protocol && (into.protocol == kMixed || other.protocol == kMixed ||
-                                          speaks_h2(into.protocol) != speaks_h2(other.protocol))) {
-    into.protocol = kMixed;
   }
 }
 
@@ -62,21 +52,7 @@ void merge_tags(std::vector<TagResult>& into, const std::vector<TagResult>& from
                         [](const TagResult& t) { return t.name != TagTable::kOtherName; });
 }
 
-// Appends `from` and keeps the log in order of start (stable: equal starts keep their order).
-void order_request_log(std::vector<RequestRecord>& log, size_t first_new) {
-  const auto by_start = [](const RequestRecord& a, const RequestRecord& b) {
-    return a.start_unix_ns < b.start_unix_ns;
-  };
-  const auto middle = log.begin() + static_cast<std::ptrdiff_t>(first_new);
-  if (std::is_sorted(log.begin(), middle, by_start) &&
-      std::is_sorted(middle, log.end(), by_start)) {
-    std::inplace_merge(log.begin(), middle, log.end(), by_start);
-  } else {
-    std::stable_sort(log.begin(), log.end(), by_start);
-  }
-}
-
-void merge_all_but_request_log(RunResult& into, const RunResult& other) {
+void merge_into(RunResult& into, const RunResult& other) {
   merge_settings(into, other);
   into.connections += other.connections;
   into.threads += other.threads;
@@ -106,12 +82,7 @@ void merge_all_but_request_log(RunResult& into, const RunResult& other) {
   merge_windows_by_index(into.intervals, other.intervals);
   merge_windows_by_index(into.steps, other.steps);
 
-  into.rate_samples.merge(other.rate_samples);
   if (into.script_error.empty()) into.script_error = other.script_error;
-  if (into.document_length < 0 && other.document_length >= 0) {
-    into.server_software = other.server_software;
-    into.document_length = other.document_length;
-  }
   merge_tags(into.tags, other.tags);
 
   into.max_worker_cpu_utilization =
@@ -130,25 +101,7 @@ void TagResult::merge(const TagResult& other) {
 }
 
 void RunResult::merge(const RunResult& other) {
-  merge_all_but_request_log(*this, other);
-  if (other.request_log.empty()) return;
-  const size_t first_new = request_log.size();
-  request_log.insert(request_log.end(), other.request_log.begin(), other.request_log.end());
-  order_request_log(request_log, first_new);
-}
-
-void RunResult::merge(RunResult&& other) {
-  merge_all_but_request_log(*this, other);
-  if (other.request_log.empty()) return;
-  if (request_log.empty()) {
-    request_log = std::move(other.request_log);
-    order_request_log(request_log, 0);
-    return;
-  }
-  const size_t first_new = request_log.size();
-  request_log.insert(request_log.end(), other.request_log.begin(), other.request_log.end());
-  other.request_log = {};
-  order_request_log(request_log, first_new);
+  merge_into(*this, other);
 }
 
 RunResult RunResult::from_recorder(const Recorder& recorder) {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "core/protocol.h"
 #include "stats/error_reasons.h"
 #include "stats/histogram.h"
 #include "stats/recorder.h"
-#include "stats/request_log.h"
 #include "stats/tag_stats.h"
 #include "stats/time_series.h"
 
@@ -64,7 +64,8 @@ struct RunResult {
   Histogram tls_handshake;
   std::string tls_version;  // "TLSv1.3"; empty for cleartext
   std::string tls_cipher;
-  std::string protocol = "http/1.1";  // "h2", "http/1.1", "http/1.0", "http/0.9", or "h2+http/1.1"
+  // What the connections spoke (protocols.name(): "h2", "http/1.1", ..., or "h2+http/1.1").
+  ProtocolSet protocols;
   uint32_t pipeline = 1;
   uint32_t streams = 1;
 
@@ -84,16 +85,8 @@ struct RunResult {
   bool ladder = false;           // the stages came from --ladder (all hold stages)
   const char* target_unit = "";  // "connections" (closed loop) or "req/s" (rate mode)
 
-  // Requests completed per second in each 100 ms of each worker thread (wrk's Req/Sec samples).
-  Histogram rate_samples;
   // A script hook failed during the run and stopped it: "file:line: message".
   std::string script_error;
-  // RunOptions::keep_request_log: every measured request, in order of start.
-  std::vector<RequestRecord> request_log;
-  // RunOptions::first_response_facts: the first response's Server field and body length
-  // (-1: none was seen).
-  std::string server_software;
-  int64_t document_length = -1;
 
   // Per-tag rows (--urls lines, Lua hail.tag): in the order worker 0 interned them, then new
   // names from the other workers; "(other)" last. Empty when nothing was tagged.
@@ -125,24 +118,21 @@ struct RunResult {
 
   // Adds another result of the same run (a worker's, or a host's) into this one, exactly:
   // - What was asked for (url, method, keep_alive, http_minor, duration_target_ns, warmup_ns,
-  //   timeout_ns, protocol, pipeline, streams, interval_ns, ladder, target_unit) comes from this
-  //   result, or from `other` when this one has none yet (an empty url). On a conflict this result
-  //   wins, except the protocol: HTTP/2 on one side and HTTP/1.x on the other is "h2+http/1.1".
+  //   timeout_ns, pipeline, streams, interval_ns, ladder, target_unit) comes from this result, or
+  //   from `other` when this one has none yet (an empty url); on a conflict this result wins. The
+  //   protocols spoken are the union of both sets.
   // - Shares of the load add up: connections, threads, requests_target, rate_target_per_s (each
   //   worker or host runs its part; a worker's result leaves them 0).
   // - Measurements add up exactly: counters, every histogram (latency, connect_time, ttfb,
-  //   tls_handshake, service_time, lag, rate_samples), status codes, error reasons (by class and
-  //   reason), tags (by name, in first-use order, "(other)" last), backlog, naps; intervals and
-  //   steps window by window, by index (workers share boundaries; hosts' windows are to be aligned
-  //   by wall-clock time first); the request log stays in order of start.
+  //   tls_handshake, service_time, lag), status codes, error reasons (by class and reason), tags
+  //   (by name, in first-use order, "(other)" last), backlog, naps; intervals and steps window by
+  //   window, by index (workers share boundaries; hosts' windows are to be aligned by wall-clock
+  //   time first).
   // - Extremes and flags: duration_ns, max_nap_ns and max_worker_cpu_utilization are the larger,
   //   start_unix_ns the earlier (0 is unknown), interrupted if either was; script_error,
-  //   tls_version, tls_cipher and the first-response facts (server_software with
-  //   document_length) are the first known.
+  //   tls_version and tls_cipher are the first known.
   // - notes are not merged: the runner writes them from the merged data.
   void merge(const RunResult& other);
-  // The same, moving the request log (ab's can be millions of records) instead of copying it.
-  void merge(RunResult&& other);
 
   // One worker's recorder as a result (measurements only), and the same for its tags.
   static RunResult from_recorder(const Recorder& recorder);

@@ -46,13 +46,6 @@ WindowStats window(uint64_t start_ns, uint64_t latency_ns, uint64_t completed) {
   return w;
 }
 
-RequestRecord record(uint64_t start_unix_ns, int status) {
-  RequestRecord r;
-  r.start_unix_ns = start_unix_ns;
-  r.status = status;
-  return r;
-}
-
 TagResult tag(const std::string& name, uint64_t completed, uint64_t latency_ns) {
   TagResult t;
   t.name = name;
@@ -89,7 +82,7 @@ RunResult full(uint64_t k) {
   r.tls_handshake.record(4'000 * k);
   r.tls_version = k == 1 ? "" : "TLSv1.3";  // first known: 2's
   r.tls_cipher = k == 1 ? "CIPHER-1" : "CIPHER-2";
-  r.protocol = k == 1 ? "http/1.1" : "h2";
+  r.protocols = ProtocolSet(k == 1 ? WireProtocol::kHttp11 : WireProtocol::kHttp2);
   r.pipeline = static_cast<uint32_t>(1 + k);
   r.streams = static_cast<uint32_t>(10 + k);
   r.rate_target_per_s = 100.0 * static_cast<double>(k);
@@ -101,11 +94,7 @@ RunResult full(uint64_t k) {
   r.steps.push_back(window(0, 8'000 * k, 2 * k));
   r.ladder = k == 1;
   r.target_unit = k == 1 ? "req/s" : "connections";
-  r.rate_samples.record(50 * k);
   r.script_error = k == 1 ? "" : "x.lua:1: boom";  // first known: 2's
-  r.request_log = {record(10 * k, 200), record(10 * k + 15, 201)};
-  r.server_software = k == 1 ? "" : "nginx";
-  r.document_length = k == 1 ? -1 : 42;
   if (k == 1) {
     r.tags = {tag("a", 1, 1'000), tag(std::string(TagTable::kOtherName), 1, 9'000)};
   } else {
@@ -121,7 +110,7 @@ RunResult full(uint64_t k) {
 TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   // A field added to RunResult changes its size: give it a rule in merge() and a check here, then
   // update this figure.
-  EXPECT_EQ(sizeof(RunResult), 1096u) << "a RunResult field was added or removed";
+  EXPECT_EQ(sizeof(RunResult), 952u) << "a RunResult field was added or removed";
 
   RunResult m = full(1);
   m.merge(full(2));
@@ -133,7 +122,7 @@ TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   EXPECT_EQ(m.duration_target_ns, 7000u);
   EXPECT_EQ(m.warmup_ns, 11u);
   EXPECT_EQ(m.timeout_ns, 13u);
-  EXPECT_EQ(m.protocol, "h2+http/1.1");
+  EXPECT_EQ(m.protocols.name(), "h2+http/1.1");
   EXPECT_EQ(m.pipeline, 2u);
   EXPECT_EQ(m.streams, 11u);
   EXPECT_EQ(m.interval_ns, 1'000'000u);
@@ -170,7 +159,6 @@ TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   EXPECT_TRUE(both(m.tls_handshake, 4'000));
   EXPECT_TRUE(both(m.service_time, 5'000));
   EXPECT_TRUE(both(m.lag, 6'000));
-  EXPECT_TRUE(both(m.rate_samples, 50));
   // Windows by index: window 0 of both merged, window 1 only from the second.
   ASSERT_EQ(m.intervals.size(), 2u);
   EXPECT_EQ(m.intervals[0].completed, 3u);
@@ -186,14 +174,6 @@ TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   EXPECT_EQ(m.tls_version, "TLSv1.3");
   EXPECT_EQ(m.tls_cipher, "CIPHER-1");
   EXPECT_EQ(m.script_error, "x.lua:1: boom");
-  EXPECT_EQ(m.server_software, "nginx");
-  EXPECT_EQ(m.document_length, 42);
-  // The request log, in order of start.
-  ASSERT_EQ(m.request_log.size(), 4u);
-  EXPECT_EQ(m.request_log[0].start_unix_ns, 10u);
-  EXPECT_EQ(m.request_log[1].start_unix_ns, 20u);
-  EXPECT_EQ(m.request_log[2].start_unix_ns, 25u);
-  EXPECT_EQ(m.request_log[3].start_unix_ns, 35u);
   // Tags by name, first-use order, "(other)" last.
   ASSERT_EQ(m.tags.size(), 3u);
   EXPECT_EQ(m.tags[0].name, "a");
@@ -220,40 +200,43 @@ TEST(RunResultMerge, SettingsComeFromWhicheverResultHasThem) {
   EXPECT_EQ(m.url, "http://host2/");
   EXPECT_EQ(m.method, "PUT");
   EXPECT_TRUE(m.keep_alive);
-  EXPECT_EQ(m.protocol, "h2");
+  EXPECT_EQ(m.protocols.name(), "h2");
   EXPECT_EQ(m.pipeline, 3u);
   EXPECT_STREQ(m.target_unit, "connections");
   EXPECT_EQ(m.connections, 20u);
 
-  const auto mixed = [](const char* a, const char* b) {
+  // The protocols spoken: the union of both sets.
+  const ProtocolSet h2(WireProtocol::kHttp2);
+  const ProtocolSet h11(WireProtocol::kHttp11);
+  const ProtocolSet h10(WireProtocol::kHttp10);
+  ProtocolSet both = h2;
+  both.add(WireProtocol::kHttp11);
+  const auto mixed = [](ProtocolSet a, ProtocolSet b) {
     RunResult x = full(1);
     RunResult y = full(2);
-    x.protocol = a;
-    y.protocol = b;
+    x.protocols = a;
+    y.protocols = b;
     x.merge(y);
-    return x.protocol;
+    return x.protocols.name();
   };
-  EXPECT_EQ(mixed("h2", "h2"), "h2");
-  EXPECT_EQ(mixed("http/1.0", "http/1.1"), "http/1.0");  // both HTTP/1: the first's
-  EXPECT_EQ(mixed("http/1.1", "h2"), "h2+http/1.1");
-  EXPECT_EQ(mixed("h2+http/1.1", "h2"), "h2+http/1.1");
-  EXPECT_EQ(mixed("h2", "h2+http/1.1"), "h2+http/1.1");
+  EXPECT_EQ(mixed(h2, h2), "h2");
+  EXPECT_EQ(mixed(h10, h11), "http/1.0");  // both HTTP/1: the oldest
+  EXPECT_EQ(mixed(h11, h2), "h2+http/1.1");
+  EXPECT_EQ(mixed(both, h2), "h2+http/1.1");
+  EXPECT_EQ(mixed(h2, both), "h2+http/1.1");
+  EXPECT_EQ(mixed(ProtocolSet(), h2), "h2");  // a worker's result knows of none
 }
 
-TEST(RunResultMerge, MovingMergeTakesTheRequestLogAndKeepsItInOrder) {
-  RunResult m;
-  RunResult a;
-  a.request_log = {record(30, 1), record(10, 2)};  // a worker's log: in completion order
-  m.merge(std::move(a));
-  ASSERT_EQ(m.request_log.size(), 2u);
-  EXPECT_EQ(m.request_log[0].status, 2);
-  RunResult b;
-  b.request_log = {record(20, 3), record(30, 4)};
-  m.merge(std::move(b));
-  ASSERT_EQ(m.request_log.size(), 4u);
-  EXPECT_EQ(m.request_log[1].status, 3);
-  EXPECT_EQ(m.request_log[2].status, 1);  // equal starts keep their order
-  EXPECT_EQ(m.request_log[3].status, 4);
+TEST(ProtocolSet, NamesWhatWasSpoken) {
+  EXPECT_EQ(ProtocolSet().name(), "http/1.1");
+  EXPECT_EQ(ProtocolSet(WireProtocol::kHttp09).name(), "http/0.9");
+  ProtocolSet s(WireProtocol::kHttp10);
+  EXPECT_FALSE(s.speaks_h2());
+  s.add(WireProtocol::kHttp2);
+  EXPECT_EQ(s.name(), "h2+http/1.0");
+  EXPECT_EQ(s.http1(), WireProtocol::kHttp10);
+  EXPECT_TRUE(s.contains(WireProtocol::kHttp2));
+  EXPECT_FALSE(s.contains(WireProtocol::kHttp11));
 }
 
 TEST(RunResultMerge, ErrorReasonsKeepTheOrderOfTheirRenderedTexts) {
