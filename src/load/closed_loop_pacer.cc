@@ -9,8 +9,8 @@ namespace hail {
 
 ClosedLoopPacer::ClosedLoopPacer(PacerHost& host, ClosedLoopSettings settings)
     : host_(host), settings_(std::move(settings)) {
-  pauses_ = settings_.think_ns != 0 ||
-            (settings_.script != nullptr && settings_.script->has_delay());
+  pauses_ =
+      settings_.think_ns != 0 || (settings_.script != nullptr && settings_.script->has_delay());
   target_timer_.fn = &ClosedLoopPacer::on_target_timer;
   target_timer_.ctx = this;
 }

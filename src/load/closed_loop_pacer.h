@@ -40,7 +40,8 @@ class ClosedLoopPacer final : public Pacer {
   uint64_t reconnect_delay_ns(uint32_t c) override;
   bool keeps(uint32_t c) const override { return c < target_; }
   bool wants_open(uint32_t c) const override {
-    return keeps(c) && !host_.finished() && settings_.budget.room_for_connection(host_.connecting());
+    return keeps(c) && !host_.finished() &&
+           settings_.budget.room_for_connection(host_.connecting());
   }
 
  private:

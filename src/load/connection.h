@@ -158,11 +158,11 @@ class Connection final : public IoHandler, private SessionListener {
   const SocketAddress* address_ = nullptr;
   int fd_ = -1;
   State state_ = State::kClosed;
-  bool send_deferred_ = false;  // on the worker's end-of-batch list
-  bool thinking_ = false;       // the next request waits for the timer (Next::kPauseUntil)
-  bool opened_ = false;         // counted in the sink's open connections
-  bool answered_ = false;       // a response completed since this connection opened
-  bool fresh_ = false;          // no request sent yet since the connect
+  bool send_deferred_ = false;        // on the worker's end-of-batch list
+  bool thinking_ = false;             // the next request waits for the timer (Next::kPauseUntil)
+  bool opened_ = false;               // counted in the sink's open connections
+  bool answered_ = false;             // a response completed since this connection opened
+  bool fresh_ = false;                // no request sent yet since the connect
   bool stop_after_response_ = false;  // response() failed or called wrk.thread:stop()
   bool sink_captures_ = false;        // a collector wants this connection's next response
   uint32_t backoff_ms_ = 0;

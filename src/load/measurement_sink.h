@@ -97,7 +97,8 @@ class MeasurementSink {
     } else {
       on_failure(o);
     }
-    if (!collectors_.empty()) [[unlikely]] feed_collectors(o);
+    if (!collectors_.empty()) [[unlikely]]
+      feed_collectors(o);
   }
   bool wants_capture(uint32_t connection) const {
     for (const Collector* c : collectors_) {

@@ -19,14 +19,14 @@ struct Outcome {
   // first on it), else the send; and that connect's duration (0 on a reused connection).
   uint64_t start_ns = 0;
   uint64_t connect_ns = 0;
-  int status = 0;                   // completed: the final status code
+  int status = 0;                         // completed: the final status code
   ErrorClass error = ErrorClass::kCount;  // kCount: completed; else the error class
-  const char* reason = nullptr;     // failed: why (static storage), or null
-  uint32_t interim = 0;             // 1xx responses before the final one
-  uint64_t body_bytes = 0;          // decoded body length (HTTP/1; 0 where not counted)
-  uint32_t connection = 0;          // the connection's index in its worker
-  uint16_t tag = 0xFFFF;            // RequestSource::kNoTag: not counted per tag
-  bool counted = false;             // in the measured phase
+  const char* reason = nullptr;           // failed: why (static storage), or null
+  uint32_t interim = 0;                   // 1xx responses before the final one
+  uint64_t body_bytes = 0;                // decoded body length (HTTP/1; 0 where not counted)
+  uint32_t connection = 0;                // the connection's index in its worker
+  uint16_t tag = 0xFFFF;                  // RequestSource::kNoTag: not counted per tag
+  bool counted = false;                   // in the measured phase
 
   bool completed() const { return error == ErrorClass::kCount; }
   // Send -> complete: what the server took, whatever the plan wanted.

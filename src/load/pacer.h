@@ -52,10 +52,10 @@ class PacerHost {
   virtual bool is_closed(uint32_t connection) const = 0;
   // Open, with spare capacity, not pausing: a fill now would submit.
   virtual bool can_send(uint32_t connection) const = 0;
-  virtual void open(uint32_t connection) = 0;            // connect a closed connection
-  virtual void wake(uint32_t connection) = 0;            // fill it now (after Grant::kWait)
+  virtual void open(uint32_t connection) = 0;             // connect a closed connection
+  virtual void wake(uint32_t connection) = 0;             // fill it now (after Grant::kWait)
   virtual void close_when_idle(uint32_t connection) = 0;  // now if nothing is in flight or opening
-  virtual void finish() = 0;  // the plan is over: end this worker's run
+  virtual void finish() = 0;                              // the plan is over: end this worker's run
   // The worker's run is over (asked on every request: a plain read, not a virtual call).
   bool finished() const { return finished_; }
   // A script hook failed (error) or asked to stop (""): the worker's run ends.

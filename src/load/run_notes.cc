@@ -43,8 +43,8 @@ std::vector<std::string> run_notes(const RunResult& result, const RunFacts& fact
     notes.push_back("a script error stopped the run: " + result.script_error);
   }
   if (facts.threads > facts.usable_cpus) {
-    notes.push_back("more worker threads (" + std::to_string(facts.threads) +
-                    ") than CPU cores (" + std::to_string(facts.usable_cpus) + ")");
+    notes.push_back("more worker threads (" + std::to_string(facts.threads) + ") than CPU cores (" +
+                    std::to_string(facts.usable_cpus) + ")");
   }
   return notes;
 }

@@ -13,8 +13,8 @@
 namespace hail {
 
 struct RunFacts {
-  std::string authority;             // the target's host:port, as the notes name it
-  bool gave_up = false;              // every worker failed to open any connection
+  std::string authority;              // the target's host:port, as the notes name it
+  bool gave_up = false;               // every worker failed to open any connection
   bool script_delay_ignored = false;  // a script's delay() in rate mode
   uint32_t threads = 1;
   uint32_t usable_cpus = 1;

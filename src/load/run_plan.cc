@@ -97,8 +97,8 @@ Result<RunPlan> plan_run(const RunOptions& options) {
     WorkerShare share;
     share.index = i;
     share.connections = static_cast<uint32_t>(share_of(plan.connections, threads, i));
-    share.max_connections = rate_mode ? static_cast<uint32_t>(share_of(plan.max_open, threads, i))
-                                      : share.connections;
+    share.max_connections =
+        rate_mode ? static_cast<uint32_t>(share_of(plan.max_open, threads, i)) : share.connections;
     share.max_connections = std::max(share.max_connections, share.connections);
     share.requests = share_of(options.requests, threads, i);
     if (plan.targets.groups.size() > 1) share.connection_groups = std::move(groups_of[i]);
@@ -122,8 +122,8 @@ WindowSettings RunPlan::windows() const {
   w.interval_ns = options.interval_ns;
   for (const StepInfo& st : steps) w.step_boundaries_ns.push_back(measure_start_ns + st.start_ns);
   if (!steps.empty()) {
-    w.step_boundaries_ns.push_back(
-        measure_start_ns + StageCurve(options.stages, initial).total_duration_ns());
+    w.step_boundaries_ns.push_back(measure_start_ns +
+                                   StageCurve(options.stages, initial).total_duration_ns());
   }
   return w;
 }

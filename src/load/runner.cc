@@ -27,9 +27,9 @@ void assign_requests(const RunPlan& plan, ScriptRun* script, uint32_t i, WorkerS
   if (!options.mix.empty()) {
     setup.keep_tags = true;
     setup.tag_names = targets.labels;
-    setup.source = std::make_unique<RequestSource>(targets.templates, options.mix,
-                                                   targets.group_lines, options.mix_order,
-                                                   options.seed + 7919 * i);
+    setup.source =
+        std::make_unique<RequestSource>(targets.templates, options.mix, targets.group_lines,
+                                        options.mix_order, options.seed + 7919 * i);
     return;
   }
   if (script == nullptr) return;  // the worker sends its own copy of the one request
@@ -232,7 +232,8 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
   RunPlan& plan = planned.value();
   std::unique_ptr<ScriptRun> script;
   if (!options.script_path.empty() || options.wrk_requests) {
-    auto prepared = ScriptRun::prepare(options, plan.targets.groups.front().addresses, plan.threads);
+    auto prepared =
+        ScriptRun::prepare(options, plan.targets.groups.front().addresses, plan.threads);
     if (!prepared) return prepared.error();
     script = std::move(prepared.value());
     // Scripts' requests are pipelined when one request() returns several (wrk's pipelining).

@@ -61,8 +61,9 @@ void WindowRecorder::on_interval_timer(Timer* timer, void* ctx) {
     self->intervals_.close_window(boundary_ns, *self->open_connections_, self->interval_warmup_,
                                   false);
   }
-  self->loop_->arm(self->interval_timer_, next_interval_boundary(boundary_ns, s.start_ns,
-                                                                 s.measure_start_ns, s.interval_ns));
+  self->loop_->arm(
+      self->interval_timer_,
+      next_interval_boundary(boundary_ns, s.start_ns, s.measure_start_ns, s.interval_ns));
 }
 
 void WindowRecorder::on_step_timer(Timer* /*timer*/, void* ctx) {
@@ -70,7 +71,8 @@ void WindowRecorder::on_step_timer(Timer* /*timer*/, void* ctx) {
   const std::vector<uint64_t>& steps = self->settings_.step_boundaries_ns;
   self->steps_.close_window(steps[self->next_step_], *self->open_connections_, false, false);
   ++self->next_step_;
-  if (self->next_step_ + 1 < steps.size()) self->loop_->arm(self->step_timer_, steps[self->next_step_]);
+  if (self->next_step_ + 1 < steps.size())
+    self->loop_->arm(self->step_timer_, steps[self->next_step_]);
 }
 
 }  // namespace hail

@@ -40,7 +40,8 @@ class WindowRecorder {
   // (so the measured windows add up to the summary exactly).
   void on_complete(bool counted, int status, uint64_t latency_ns) {
     if (counted && interval_warmup_ && intervals_.active()) roll_to_measured();
-    if (intervals_.active() && counted != interval_warmup_) intervals_.on_complete(status, latency_ns);
+    if (intervals_.active() && counted != interval_warmup_)
+      intervals_.on_complete(status, latency_ns);
     if (counted && steps_.active()) steps_.on_complete(status, latency_ns);
   }
   void on_error(bool counted, ErrorClass error) {

@@ -38,7 +38,8 @@ Worker::Worker(WorkerSetup setup)
       read_buffer_(new char[kReadBufferBytes]),
       sink_(std::make_unique<MeasurementSink>(sink_settings(plan_, setup_))),
       connections_(share_.max_connections) {
-  if (!setup_.source) setup_.source = std::make_unique<RequestSource>(plan_.targets.templates.front());
+  if (!setup_.source)
+    setup_.source = std::make_unique<RequestSource>(plan_.targets.templates.front());
   if (setup_.keep_tags) setup_.source->set_tag_table(&sink_->tags());
   for (Collector* c : setup_.collectors) sink_->add_collector(c);
   end_timer_.fn = &Worker::on_end_timer;

@@ -83,9 +83,7 @@ class Worker final : private PacerHost, private ConnectionHost {
  private:
   // PacerHost
   EventLoop& loop() override { return *loop_; }
-  uint32_t connection_count() const override {
-    return static_cast<uint32_t>(connections_.size());
-  }
+  uint32_t connection_count() const override { return static_cast<uint32_t>(connections_.size()); }
   uint32_t connecting() const override { return connecting_; }
   bool is_closed(uint32_t c) const override { return connections_[c].closed(); }
   bool can_send(uint32_t c) const override { return connections_[c].ready_for_request(); }

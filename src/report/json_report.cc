@@ -105,7 +105,7 @@ std::string render_json_report(const RunResult& r) {
   j.value("url", r.url);
   j.value("method", r.method);
   const ProtocolSet& p = r.protocols;
-  j.value("http_version", p == ProtocolSet(WireProtocol::kHttp2)         ? "2"
+  j.value("http_version", p == ProtocolSet(WireProtocol::kHttp2)    ? "2"
                           : p == ProtocolSet(WireProtocol::kHttp09) ? "0.9"
                           : r.http_minor == 0                       ? "1.0"
                                                                     : "1.1");

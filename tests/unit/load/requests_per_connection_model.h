@@ -65,11 +65,10 @@ class RequestsPerConnectionModel final : public LoadModel {
   explicit RequestsPerConnectionModel(uint32_t per_connection) : per_connection_(per_connection) {}
   std::unique_ptr<Pacer> make_pacer(const RunPlan& plan, const WorkerShare& share, PacerHost& host,
                                     ThreadScript* /*script*/) const override {
-    RequestBudget budget = plan.options.requests > 0 ? RequestBudget(share.requests)
-                                                     : RequestBudget();
+    RequestBudget budget =
+        plan.options.requests > 0 ? RequestBudget(share.requests) : RequestBudget();
     return std::make_unique<RequestsPerConnectionPacer>(host, plan.measure_start_ns,
-                                                        share.connections, per_connection_,
-                                                        budget);
+                                                        share.connections, per_connection_, budget);
   }
 
  private:

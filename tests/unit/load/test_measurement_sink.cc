@@ -134,7 +134,7 @@ TEST(MeasurementSink, CaptureIsAskedOfTheCollectors) {
   sink.on_captured(0, 200, {{"server", "nginx/1.22 (Debian)"}, {"X", "y"}}, 1234);
   EXPECT_EQ(first.server_software(), "nginx/1.22 (Debian)");  // the field name in any case
   EXPECT_EQ(first.document_length(), 1234);
-  EXPECT_FALSE(sink.wants_capture(0));  // once
+  EXPECT_FALSE(sink.wants_capture(0));   // once
   EXPECT_EQ(first.make(1, 2), nullptr);  // other workers collect nothing
 }
 
@@ -149,7 +149,7 @@ TEST(RequestLogCollectors, MergesWorkersInOrderOfStartOnTheWallClock) {
   a.body_bytes = 42;
   w0->on_outcome(a);
   w1->on_outcome(completed(0, 100, 400, true));
-  w1->on_outcome(completed(0, 200, 400, false));           // warm-up: not logged
+  w1->on_outcome(completed(0, 200, 400, false));         // warm-up: not logged
   w1->on_outcome(failed(ErrorClass::kRead, "x", true));  // failed: not logged (ab's rule)
   log.finish(RunClock{100, 1'000'000});
   const std::vector<RequestRecord>& r = log.log();

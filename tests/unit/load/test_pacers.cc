@@ -193,8 +193,10 @@ TEST(RatePacer, BudgetPlansExactlyItsShareOfMeasuredRequests) {
   Ticket t;
   std::vector<Ticket> measured;
   while (pacer.acquire(0, t0, &t) == Grant::kSend) {
-    if (t.counted) measured.push_back(t);
-    else pacer.on_outcome(0, t);
+    if (t.counted)
+      measured.push_back(t);
+    else
+      pacer.on_outcome(0, t);
   }
   ASSERT_EQ(measured.size(), 10u);
   for (size_t i = 0; i + 1 < measured.size(); ++i) pacer.on_outcome(0, measured[i]);

@@ -6,41 +6,21 @@
 #include <string>
 
 #include "core/clock.h"
-#include "core/url.h"
 #include "load/runner.h"
 #include "server/server.h"
+#include "unit/load/in_process_server.h"
 #include "unit/load/requests_per_connection_model.h"
 
 namespace hail {
 namespace {
 
-class RequestsPerConnectionModelTest : public ::testing::Test {
+class RequestsPerConnectionModelTest : public test::InProcessServerTest {
  protected:
-  void SetUp() override {
-    ServerOptions options;
-    options.threads = 1;
-    auto server = Server::start(options);
-    ASSERT_TRUE(server.ok()) << server.error().message;
-    server_ = std::move(server.value());
-  }
-
-  RunOptions options_for(uint32_t connections) {
-    RunOptions o;
-    auto url = parse_url("http://127.0.0.1:" + std::to_string(server_->port()) + "/bytes/10");
-    EXPECT_TRUE(url.ok());
-    o.url = url.value();
-    o.request.path = o.url.path;
-    o.request.authority = o.url.authority();
-    o.connections = connections;
-    o.threads = 1;
-    return o;
-  }
-
-  std::unique_ptr<Server> server_;
+  RunOptions options_with(uint32_t connections) { return options_for("/bytes/10", connections, 1); }
 };
 
 TEST_F(RequestsPerConnectionModelTest, EachConnectionCarriesExactlyItsShare) {
-  RunOptions o = options_for(1);
+  RunOptions o = options_with(1);
   o.requests = 23;  // 4 full connections of 5, then 3 on a fifth
   o.duration_ns = 0;
   o.load_model = std::make_shared<RequestsPerConnectionModel>(5);
@@ -56,7 +36,7 @@ TEST_F(RequestsPerConnectionModelTest, EachConnectionCarriesExactlyItsShare) {
 }
 
 TEST_F(RequestsPerConnectionModelTest, ManyConnectionsForADuration) {
-  RunOptions o = options_for(3);
+  RunOptions o = options_with(3);
   o.duration_ns = 200 * kNsPerMs;
   o.load_model = std::make_shared<RequestsPerConnectionModel>(4);
   auto r = run_load(o, nullptr);

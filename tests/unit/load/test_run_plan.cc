@@ -99,8 +99,7 @@ TEST(RunPlan, ClosedLoopStagesUseThePeakAndAWarmUpHold) {
   EXPECT_EQ(p->end_ns, 118 * kSec);
   const WindowSettings w = p->windows();
   EXPECT_EQ(w.interval_ns, kSec);
-  EXPECT_EQ(w.step_boundaries_ns,
-            (std::vector<uint64_t>{103 * kSec, 113 * kSec, 118 * kSec}));
+  EXPECT_EQ(w.step_boundaries_ns, (std::vector<uint64_t>{103 * kSec, 113 * kSec, 118 * kSec}));
 }
 
 TEST(RunPlan, AGivenLoadModelIsUsed) {

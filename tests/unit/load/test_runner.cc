@@ -11,39 +11,18 @@
 #include "load/collectors.h"
 #include "load/runner.h"
 #include "server/server.h"
+#include "unit/load/in_process_server.h"
 
 namespace hail {
 namespace {
 
-class RunnerTest : public ::testing::Test {
+class RunnerTest : public test::InProcessServerTest {
  protected:
-  void SetUp() override {
-    ServerOptions options;
-    options.threads = 1;
-    auto server = Server::start(options);
-    ASSERT_TRUE(server.ok()) << server.error().message;
-    server_ = std::move(server.value());
-  }
-
-  RunOptions options_for(const std::string& path) {
-    RunOptions o;
-    auto url = parse_url("http://127.0.0.1:" + std::to_string(server_->port()) + path);
-    EXPECT_TRUE(url.ok());
-    o.url = url.value();
-    o.request.path = o.url.path;
-    o.request.authority = o.url.authority();
-    o.connections = 4;
-    o.threads = 2;
-    return o;
-  }
-
   static void expect_accounting(const RunResult& r) {
     const Counters& c = r.counters;
     EXPECT_EQ(c.attempted, c.completed + c.request_errors() + c.in_flight);
     EXPECT_TRUE(r.accounting_holds());
   }
-
-  std::unique_ptr<Server> server_;
 };
 
 // "One worker per core" counts the CPUs hail may run on: under `taskset -c 0`, one.

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "net/connect_probe.h"
+#include "unit/support/loopback_listener.h"
 
 namespace hail {
 namespace {
@@ -16,26 +17,7 @@ namespace {
 constexpr uint64_t kSecondNs = 1'000'000'000;
 
 // A loopback listener on an ephemeral port.
-class Listener {
- public:
-  Listener() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&a), len), 0);
-    EXPECT_EQ(listen(fd_, 4), 0);
-    EXPECT_EQ(getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len), 0);
-    port_ = ntohs(a.sin_port);
-  }
-  ~Listener() { close(fd_); }
-  uint16_t port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  uint16_t port_ = 0;
-};
+using Listener = test::LoopbackListener;
 
 TEST(ConnectProbe, ReachesAListener) {
   Listener listener;

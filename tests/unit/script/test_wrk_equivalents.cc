@@ -18,6 +18,7 @@
 #include "script/stats_view.h"
 #include "script_test_util.h"
 #include "stats/histogram.h"
+#include "unit/support/loopback_listener.h"
 
 namespace hail {
 namespace {
@@ -27,30 +28,7 @@ using script_test::parse_request;
 using script_test::script_path;
 
 // A loopback listener on an ephemeral port (wrk.connect and addr.lua-style scripts need one).
-class Listener {
- public:
-  Listener() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-        listen(fd_, 64) != 0 ||
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-      ADD_FAILURE() << "cannot listen on 127.0.0.1";
-    }
-    port_ = ntohs(address.sin_port);
-  }
-  ~Listener() {
-    if (fd_ >= 0) close(fd_);
-  }
-  uint16_t port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  uint16_t port_ = 0;
-};
+using Listener = test::LoopbackListener;
 
 // The lead's start-up sequence, as wrk's main(): per thread load, setup() in the main state,
 // init(), and on thread 0 one request() whose requests are counted (wrk's verify call).
