@@ -93,7 +93,8 @@ class MeasurementSink {
         tags_.on_complete(o.tag, o.status, o.latency_ns());
       }
       coalescer_.on_response(o.service_ns());
-      windows_.on_complete(o.counted, o.status, o.latency_ns());
+      windows_.on_complete(o.counted, o.status, o.latency_ns(), o.service_ns(),
+                           o.sent_ns - o.planned_ns);
     } else {
       on_failure(o);
     }

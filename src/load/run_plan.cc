@@ -120,6 +120,7 @@ WindowSettings RunPlan::windows() const {
   w.measure_start_ns = measure_start_ns;
   w.end_ns = end_ns;
   w.interval_ns = options.interval_ns;
+  w.open_loop = open_loop;
   for (const StepInfo& st : steps) w.step_boundaries_ns.push_back(measure_start_ns + st.start_ns);
   if (!steps.empty()) {
     w.step_boundaries_ns.push_back(measure_start_ns +

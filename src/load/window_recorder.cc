@@ -3,6 +3,8 @@
 namespace hail {
 
 WindowRecorder::WindowRecorder(WindowSettings settings) : settings_(std::move(settings)) {
+  intervals_.set_open_loop(settings_.open_loop);
+  steps_.set_open_loop(settings_.open_loop);
   interval_timer_.fn = &WindowRecorder::on_interval_timer;
   interval_timer_.ctx = this;
   step_timer_.fn = &WindowRecorder::on_step_timer;

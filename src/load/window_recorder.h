@@ -18,6 +18,7 @@ struct WindowSettings {
   uint64_t measure_start_ns = 0;  // a boundary is forced here
   uint64_t end_ns = 0;            // the measured phase's planned end (0: none)
   uint64_t interval_ns = 0;       // 0: no time series
+  bool open_loop = false;         // windows keep service times and lags too
   // Absolute boundaries of the stage windows: the first stage's start, each next stage's start,
   // and the curve's end. Fewer than two: no stage windows.
   std::vector<uint64_t> step_boundaries_ns;
@@ -37,12 +38,15 @@ class WindowRecorder {
   void stop(uint64_t now_ns);
 
   // In a warm-up interval only warm-up requests count, in a measured one only measured requests
-  // (so the measured windows add up to the summary exactly).
-  void on_complete(bool counted, int status, uint64_t latency_ns) {
+  // (so the measured windows add up to the summary exactly). service_ns and lag_ns are kept in
+  // open-loop runs only (WindowSettings::open_loop).
+  void on_complete(bool counted, int status, uint64_t latency_ns, uint64_t service_ns,
+                   uint64_t lag_ns) {
     if (counted && interval_warmup_ && intervals_.active()) roll_to_measured();
-    if (intervals_.active() && counted != interval_warmup_)
-      intervals_.on_complete(status, latency_ns);
-    if (counted && steps_.active()) steps_.on_complete(status, latency_ns);
+    if (intervals_.active() && counted != interval_warmup_) {
+      intervals_.on_complete(status, latency_ns, service_ns, lag_ns);
+    }
+    if (counted && steps_.active()) steps_.on_complete(status, latency_ns, service_ns, lag_ns);
   }
   void on_error(bool counted, ErrorClass error) {
     if (counted && interval_warmup_ && intervals_.active()) roll_to_measured();

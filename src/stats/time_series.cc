@@ -25,6 +25,8 @@ void merge_window(WindowStats& into, const WindowStats& from) {
   into.status_errors += from.status_errors;
   for (size_t e = 0; e < kErrorClassCount; ++e) into.errors[e] += from.errors[e];
   into.latency.merge(from.latency);
+  into.service.merge(from.service);
+  into.lag.merge(from.lag);
   into.update_percentiles();
   into.open_connections += from.open_connections;
   into.target_start += from.target_start;
@@ -39,6 +41,10 @@ void WindowSeries::begin(uint64_t start_ns, bool warmup) {
   current_.start_ns = start_ns;
   current_.warmup = warmup;
   histogram_.reset();
+  if (open_loop_) {
+    service_.reset();
+    lag_.reset();
+  }
 }
 
 void WindowSeries::close_window(uint64_t now_ns, uint64_t open_connections, bool next_warmup,
@@ -47,6 +53,10 @@ void WindowSeries::close_window(uint64_t now_ns, uint64_t open_connections, bool
   current_.end_ns = std::max(now_ns, current_.start_ns);
   current_.open_connections = open_connections;
   current_.latency = EncodedHistogram(histogram_);
+  if (open_loop_) {
+    current_.service = EncodedHistogram(service_);
+    current_.lag = EncodedHistogram(lag_);
+  }
   current_.max_ns = histogram_.max();
   {
     std::lock_guard<std::mutex> lock(closed_mutex_);
@@ -75,6 +85,8 @@ WindowStats window_stats(const WindowSeries::Window& window, uint64_t load_start
   w.status_errors = window.status_errors;
   w.errors = window.errors;
   w.latency = window.latency;
+  w.service = window.service;
+  w.lag = window.lag;
   w.update_percentiles();
   w.open_connections = window.open_connections;
   w.sources = 1;

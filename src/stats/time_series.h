@@ -41,6 +41,10 @@ struct WindowStats {
   uint64_t max_ns = 0;
   // The whole latency histogram of the window, exact and encoded; latency.decode() gives it back.
   EncodedHistogram latency;
+  // Open-loop runs only (empty otherwise): the window's service times (sent -> complete) and
+  // scheduler lags (planned -> sent), as latency.
+  EncodedHistogram service;
+  EncodedHistogram lag;
   uint64_t open_connections = 0;  // over all workers, when the window closed
   // What the plan asked for: requests/s in rate mode, connections in closed loop; for a stage,
   // target_start -> target_end (equal for a hold stage, i.e. every ladder step). Intervals carry
@@ -63,7 +67,10 @@ struct WindowStats {
   }
   // Sets p50_ns .. max_ns from `latency` (all 0 when it is empty).
   void update_percentiles();
-  size_t memory_bytes() const { return sizeof(*this) - sizeof(latency) + latency.memory_bytes(); }
+  size_t memory_bytes() const {
+    return sizeof(*this) - 3 * sizeof(EncodedHistogram) + latency.memory_bytes() +
+           service.memory_bytes() + lag.memory_bytes();
+  }
 };
 
 // Adds `from` into `into`, exactly: start = the earlier, end = the later, warm-up only when both
@@ -88,7 +95,9 @@ class WindowSeries {
     std::array<uint64_t, kErrorClassCount> errors{};
     uint64_t open_connections = 0;
     EncodedHistogram latency;  // exact
-    uint64_t max_ns = 0;       // latency.max()
+    EncodedHistogram service;  // open loop only (set_open_loop), else empty
+    EncodedHistogram lag;
+    uint64_t max_ns = 0;  // latency.max()
   };
 
   WindowSeries() = default;
@@ -98,10 +107,17 @@ class WindowSeries {
   // Starts the first window at start_ns.
   void begin(uint64_t start_ns, bool warmup);
 
-  void on_complete(int status, uint64_t latency_ns) {
+  // Open-loop runs keep each window's service times and lags too.
+  void set_open_loop(bool on) { open_loop_ = on; }
+
+  void on_complete(int status, uint64_t latency_ns, uint64_t service_ns = 0, uint64_t lag_ns = 0) {
     ++current_.completed;
     if (status < 200 || status >= 400) ++current_.status_errors;
     histogram_.record(latency_ns);
+    if (open_loop_) {
+      service_.record(service_ns);
+      lag_.record(lag_ns);
+    }
   }
   void on_error(ErrorClass c) { ++current_.errors[static_cast<size_t>(c)]; }
 
@@ -121,6 +137,9 @@ class WindowSeries {
   uint64_t next_index_ = 0;
   Window current_;
   Histogram histogram_;
+  bool open_loop_ = false;
+  Histogram service_;  // open loop only
+  Histogram lag_;
   std::mutex closed_mutex_;  // taken once per window close, never per request
   std::vector<Window> closed_;
 };

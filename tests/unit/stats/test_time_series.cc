@@ -258,3 +258,35 @@ TEST(WindowSeries, ASupervisorTakesWindowsWhileTheWorkerRecords) {
 
 }  // namespace
 }  // namespace hail
+
+namespace hail {
+namespace {
+
+TEST(WindowSeries, OpenLoopWindowsKeepServiceTimeAndLagExactly) {
+  WindowSeries a, b, closed_loop;
+  a.set_open_loop(true);
+  b.set_open_loop(true);
+  a.begin(0, false);
+  b.begin(0, false);
+  closed_loop.begin(0, false);
+  a.on_complete(200, 9'000, 7'000, 2'000);
+  b.on_complete(200, 20'000, 15'000, 5'000);
+  b.on_complete(200, 30'000, 25'000, 5'000);
+  closed_loop.on_complete(200, 9'000, 7'000, 2'000);
+  a.close_window(1'000'000, 1, false, true);
+  b.close_window(1'000'000, 1, false, true);
+  closed_loop.close_window(1'000'000, 1, false, true);
+  WindowStats m = window_stats(a.windows()[0], 0);
+  merge_window(m, window_stats(b.windows()[0], 0));
+  EXPECT_EQ(m.service.count(), 3u);
+  EXPECT_EQ(m.service.min(), 7'000u);
+  EXPECT_EQ(m.service.max(), 25'000u);
+  EXPECT_EQ(m.lag.count(), 3u);
+  EXPECT_EQ(m.lag.value_at_percentile(50), 5'000u);
+  // A closed loop's latency is its service time: nothing is kept twice.
+  EXPECT_EQ(closed_loop.windows()[0].service.count(), 0u);
+  EXPECT_EQ(closed_loop.windows()[0].lag.count(), 0u);
+}
+
+}  // namespace
+}  // namespace hail
