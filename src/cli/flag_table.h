@@ -29,6 +29,9 @@ struct FlagDef {
   const char* help;
   const char* section = nullptr;  // a heading line printed above this flag's usage line
   const char* syntax = nullptr;   // the flag column when it is not derived from the names
+  // The values the flag accepts when they are a closed set, space-separated ("fixed poisson"):
+  // the shell completions offer them. nullptr: any value.
+  const char* choices = nullptr;
 };
 
 // How a tool writes a flag in its usage text's flag column.
@@ -125,14 +128,17 @@ const Flag* flag_for(std::span<const Flag> table, int val) {
   return nullptr;
 }
 
-// A table's flags as the documentation names them, for the test that checks README against the
-// tables: each name ("-c", "--connections") with its flag's index in the table, whether it takes
-// a value, and whether the flag has a line of its own in the usage text.
+// A table's flags as the documentation names them (README's test, the manual, the shell
+// completions): each name ("-c", "--connections") with its flag's index in the table, whether it
+// takes a value, whether the flag has a line of its own in the usage text, and its value's name
+// ("FILE") and closed set of values, if any.
 struct FlagName {
   std::string name;
   size_t flag;
   bool takes_value;
   bool documented;
+  const char* value = nullptr;
+  const char* choices = nullptr;
 };
 
 template <typename Flag>
@@ -142,10 +148,11 @@ std::vector<FlagName> flag_names(std::span<const Flag> table) {
     const Flag& f = table[i];
     const bool documented = f.help != nullptr;
     for (const char* c = f.shorts; *c != '\0'; ++c) {
-      out.push_back({std::string("-") + *c, i, f.value != nullptr, documented});
+      out.push_back({std::string("-") + *c, i, f.value != nullptr, documented, f.value, f.choices});
     }
     if (f.long_name != nullptr) {
-      out.push_back({std::string("--") + f.long_name, i, f.value != nullptr, documented});
+      out.push_back(
+          {std::string("--") + f.long_name, i, f.value != nullptr, documented, f.value, f.choices});
     }
   }
   return out;

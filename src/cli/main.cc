@@ -13,6 +13,7 @@
 #include "cli/native_flags.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
+#include "cli/version.h"
 #include "cli/webbench_command.h"
 #include "cli/wrk_command.h"
 
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (cmd->show_version) {
-    std::printf("hail %s\n", HAIL_VERSION_STRING);
+    std::fputs(version_text().c_str(), stdout);
     return kExitOk;
   }
   return run_and_report(cmd->run, native_outputs(cmd.value()));

@@ -318,7 +318,8 @@ constexpr NativeFlag kFlags[] = {
      "open loop: N requests per second in total, planned from the start;\nlatency counts from "
      "each request's planned time (coordinated-omission\ncorrection); with -n, exactly N requests "
      "at that rate"},
-    {"", "arrival", "A", set_arrival, "rate mode: fixed intervals (default) or poisson"},
+    {"", "arrival", "A", set_arrival, "rate mode: fixed intervals (default) or poisson", nullptr,
+     nullptr, "fixed poisson"},
     {"", "max-connections", "N", set_count<&RunOptions::max_connections, kMaxConnections>,
      "rate mode: open up to N connections when requests queue (default -c)"},
     {"", "stages", "LIST", set_stages,
@@ -354,7 +355,8 @@ constexpr NativeFlag kFlags[] = {
     {"", "urls", "FILE", set_urls,
      "weighted request lines \"[weight] [METHOD] URL-or-path [@bodyfile]\";\nthe URL argument may "
      "be omitted when the lines are absolute URLs"},
-    {"", "mix", "M", set_mix, "--urls: random by weight (default) or round-robin"},
+    {"", "mix", "M", set_mix, "--urls: random by weight (default) or round-robin", nullptr, nullptr,
+     "random round-robin"},
     {"", "h2", nullptr, set_protocol<HttpProtocol::kHttp2>,
      "force HTTP/2 (ALPN h2, or h2c prior knowledge on http://) / HTTP/1.1;\ndefault: HTTP/2 "
      "when TLS's ALPN picks it",
@@ -377,8 +379,9 @@ constexpr NativeFlag kFlags[] = {
      "full handshake on every connection (default: resume sessions)"},
     // The usage text gives this line three spaces after its flag column.
     {"", "tls-min", "V", tls_only<set_tls_version<true>>, "TLS versions 1.0 .. 1.3", nullptr,
-     "    --tls-min V, --tls-max V "},
-    {"", "tls-max", "V", tls_only<set_tls_version<false>>, nullptr},  // in --tls-min's line
+     "    --tls-min V, --tls-max V ", "1.0 1.1 1.2 1.3"},
+    {"", "tls-max", "V", tls_only<set_tls_version<false>>, nullptr, nullptr, nullptr,
+     "1.0 1.1 1.2 1.3"},  // in --tls-min's line
     {"", "ciphers", "LIST", tls_only<set_ciphers>,
      "OpenSSL cipher list, or TLS 1.3 suites (TLS_...)"},
     {"", "verify", nullptr, tls_only<set_tls<&TlsClientConfig::verify, true>>,

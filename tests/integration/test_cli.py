@@ -417,7 +417,14 @@ class InfoTest(unittest.TestCase):
         for flag in ("--version", "-V"):
             run = run_hail([flag], timeout=10)
             self.assertEqual(run.code, 0, describe(run))
-            self.assertEqual(run.stdout, "hail 0.1.0\n")
+            lines = run.stdout.splitlines()
+            # The version, the commit and build type, then the libraries compiled in.
+            self.assertRegex(lines[0], r"^hail 0\.1\.0 \(commit ([0-9a-f]{12}(-dirty)?|unknown), "
+                                       r"\w+ build\)$")
+            self.assertRegex(run.stdout, r"TLS: +OpenSSL \d")
+            self.assertRegex(run.stdout, r"HTTP/2: +nghttp2 \d")
+            self.assertRegex(run.stdout, r"LuaJIT \d")
+            self.assertRegex(run.stdout, r"zlib \d")
             self.assertEqual(run.stderr, "")
 
     def test_serve_help(self):
