@@ -271,7 +271,7 @@ const char* status_prefix_slow(const char* buf, const char* p, const char* end, 
     } else if (i == 5 || i == 7) {
       if (!digit) {
         bad = "malformed status line";
-      } else if (i == 5 ? c != '1' : c > '1') {
+      } else if (i == 5 && c != '1') {
         bad = "unsupported HTTP version";
       }
     } else if (i == 6) {
@@ -279,7 +279,8 @@ const char* status_prefix_slow(const char* buf, const char* p, const char* end, 
     } else if (i == 8) {
       if (c != ' ') bad = "malformed status line";
     } else if (i < 12) {
-      if (!digit || (i == 9 && c == '0')) bad = "invalid status code";
+      // RFC 9110 §15: status codes are 100..599; another three digits are no status.
+      if (!digit || (i == 9 && (c == '0' || c > '5'))) bad = "invalid status code";
     } else if (c != ' ' && c != '\r' && c != '\n') {
       bad = "invalid status code";
     }
@@ -288,7 +289,8 @@ const char* status_prefix_slow(const char* buf, const char* p, const char* end, 
       return nullptr;
     }
   }
-  h->http_minor = static_cast<uint8_t>(p[7] - '0');
+  // RFC 9110 §2.5: a higher HTTP/1.x minor version is processed as the highest one understood.
+  h->http_minor = static_cast<uint8_t>(p[7] > '1' ? 1 : p[7] - '0');
   h->status = static_cast<uint16_t>((p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0'));
   return p + 12;
 }
@@ -379,7 +381,7 @@ HeadParseResult parse(const char* buf, size_t len, ResponseHead* h, const HeadFi
     // Status line. The common shape is checked in a few compares; anything else goes byte by byte.
     const char* after_code;
     if (end - p >= 13 && (load8(p) == load8("HTTP/1.1") || load8(p) == load8("HTTP/1.0")) &&
-        p[8] == ' ' && static_cast<unsigned char>(p[9] - '1') <= 8 &&
+        p[8] == ' ' && static_cast<unsigned char>(p[9] - '1') <= 4 &&
         static_cast<unsigned char>(p[10] - '0') <= 9 &&
         static_cast<unsigned char>(p[11] - '0') <= 9 &&
         (p[12] == ' ' || p[12] == '\r' || p[12] == '\n')) {

@@ -39,7 +39,7 @@ struct HeadParseResult {
 struct ResponseHead {
   uint8_t http_major = 0;
   uint8_t http_minor = 0;  // 0 or 1
-  uint16_t status = 0;     // 100..999
+  uint16_t status = 0;     // 100..599
   bool has_content_length = false;
   uint64_t content_length = 0;
   bool transfer_encoding = false;  // a Transfer-Encoding field with a non-empty value was seen
@@ -62,8 +62,9 @@ struct HeadFieldSink {
 // (loose build, lenient headers) accepted when it was the client's head parser, and every accepted
 // head frames as it did then:
 // - Empty lines (CRLF or LF) before the status line are skipped: a stray CRLF after a body.
-// - Status line: "HTTP/1.0" or "HTTP/1.1", one SP, exactly 3 digits 100..999, then SP and any
-//   reason phrase (any bytes but CR and LF), or the line end.
+// - Status line: "HTTP/1.x" (x a digit: above 1 it reads as HTTP/1.1, RFC 9110 §2.5), one SP,
+//   exactly 3 digits 100..599 (RFC 9110 §15: other numbers are no status), then SP and any reason
+//   phrase (any bytes but CR and LF), or the line end.
 // - Line ends: CRLF or a bare LF (curl and wrk accept a bare LF). A CR not followed by LF anywhere
 //   in the head is an error (RFC 9112 §2.2): llhttp's loose mode read "\rX" as a line end.
 // - Field names: 1+ tchar (RFC 9110 §5.6.2), directly followed by ':'. Values: any byte but CR and
@@ -95,8 +96,9 @@ struct HeadFieldSink {
 //      llhttp rejected it too ("Duplicate"); for the others its result hung on parser details
 //      ("gzip\r\n chunked" was not chunked). An empty Content-Length is an error at once; llhttp
 //      waited for the next line to see whether a fold gave it a value.
-//   D6 Versions other than 1.0/1.1 and status codes below 100 are rejected as soon as the status
-//      line shows them; before, our wrapper rejected them once the head was complete.
+//   D6 Versions other than 1.x and status codes outside 100..599 are rejected as soon as the
+//      status line shows them; our wrapper of llhttp rejected them once the head was complete.
+// (The version and status policy is hail's own, applied over llhttp in the reference as well.)
 HeadParseResult parse_response_head(const char* buf, size_t len, ResponseHead* out,
                                     const HeadFieldSink* fields = nullptr);
 

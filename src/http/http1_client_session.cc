@@ -41,7 +41,7 @@ uint32_t Http1ClientSession::capacity() const {
 void Http1ClientSession::submit(uint32_t slot, const RequestTemplate& request) {
   queue_[(head_ + count_) % depth_] = Pending{slot, &request};
   if (count_ == 0) {
-    parser_.begin_response(request.head);
+    parser_.begin_response(request.head, request.asks_upgrade);
     first_byte_seen_ = false;
     http09_body_.clear();
   }
@@ -126,7 +126,7 @@ void Http1ClientSession::complete_front(SessionListener& listener) {
   }
   pop_front();
   if (count_ > 0) {
-    parser_.begin_response(front().request->head);
+    parser_.begin_response(front().request->head, front().request->asks_upgrade);
     first_byte_seen_ = false;
   }
   listener.on_response_complete(slot, status, interim);

@@ -132,6 +132,8 @@ class RequestParser {
     t->scheme.assign(scheme_);
     t->head = t->method == "HEAD";
     t->close_after = request_asks_to_close(t->http1);
+    t->asks_upgrade = request_asks_to_upgrade(t->http1);
+    t->idempotent = is_idempotent_method(t->method);
     *end = pos;
     return ok_status();
   }

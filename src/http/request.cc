@@ -211,16 +211,22 @@ RequestTemplate make_request_template(const RequestSpec& spec, std::string_view 
   for_each_field(spec, [&](std::string_view name, std::string_view value) { h2.add(name, value); });
   h2.finish();
   t.close_after = request_asks_to_close(t.http1);
+  t.asks_upgrade = request_asks_to_upgrade(t.http1);
+  t.idempotent = is_idempotent_method(t.method);
   return t;
 }
 
-bool request_asks_to_close(std::string_view http1) {
-  // Lines end in LF, with or without CR; empty lines before the request line are skipped.
+namespace {
+// The field lines of the request head in http1, as f(name, value) (value untrimmed); returns the
+// request line. Lines end in LF, with or without CR; empty lines before the request line are
+// skipped; the empty line ends the head.
+template <typename F>
+std::string_view for_each_request_field(std::string_view http1, F f) {
   size_t pos = 0;
   std::string_view request_line;
   for (;;) {
     const size_t eol = http1.find('\n', pos);
-    if (eol == std::string_view::npos) return false;
+    if (eol == std::string_view::npos) return {};
     std::string_view line = http1.substr(pos, eol - pos);
     pos = eol + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -229,33 +235,53 @@ bool request_asks_to_close(std::string_view http1) {
       break;
     }
   }
-  const bool http10 =
-      request_line.size() >= 8 && request_line.substr(request_line.size() - 8) == "HTTP/1.0";
-  bool close = false;
-  bool keep_alive = false;
   for (;;) {
     const size_t eol = http1.find('\n', pos);
     if (eol == std::string_view::npos) break;
     std::string_view line = http1.substr(pos, eol - pos);
     pos = eol + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) break;  // the empty line ends the head
+    if (line.empty()) break;
     const size_t colon = line.find(':');
-    if (colon == std::string_view::npos || !(iequals(line.substr(0, colon), "connection") ||
-                                             iequals(line.substr(0, colon), "proxy-connection"))) {
-      continue;
-    }
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty()) {
-      const size_t comma = value.find(',');
-      const std::string_view token = trim_ows(value.substr(0, comma));
-      if (iequals(token, "close")) close = true;
-      if (iequals(token, "keep-alive")) keep_alive = true;
-      if (comma == std::string_view::npos) break;
-      value.remove_prefix(comma + 1);
-    }
+    if (colon != std::string_view::npos) f(line.substr(0, colon), line.substr(colon + 1));
   }
+  return request_line;
+}
+}  // namespace
+
+bool request_asks_to_close(std::string_view http1) {
+  bool close = false;
+  bool keep_alive = false;
+  const std::string_view request_line =
+      for_each_request_field(http1, [&](std::string_view name, std::string_view value) {
+        if (!iequals(name, "connection") && !iequals(name, "proxy-connection")) return;
+        while (!value.empty()) {
+          const size_t comma = value.find(',');
+          const std::string_view token = trim_ows(value.substr(0, comma));
+          if (iequals(token, "close")) close = true;
+          if (iequals(token, "keep-alive")) keep_alive = true;
+          if (comma == std::string_view::npos) break;
+          value.remove_prefix(comma + 1);
+        }
+      });
+  const bool http10 =
+      request_line.size() >= 8 && request_line.substr(request_line.size() - 8) == "HTTP/1.0";
   return close || (http10 && !keep_alive);
+}
+
+bool request_asks_to_upgrade(std::string_view http1) {
+  bool upgrade = false;
+  for_each_request_field(http1, [&upgrade](std::string_view name, std::string_view) {
+    if (iequals(name, "upgrade")) upgrade = true;
+  });
+  return upgrade;
+}
+
+bool is_idempotent_method(std::string_view method) {
+  for (std::string_view m : {"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"}) {
+    if (method == m) return true;
+  }
+  return false;
 }
 
 }  // namespace hail

@@ -50,6 +50,12 @@ struct RequestTemplate {
   // request_asks_to_close(http1), decided when the template is built: templates may be built per
   // request (scripts), and a session must not rescan the head for every request it sends.
   bool close_after = false;
+  // request_asks_to_upgrade(http1): a 101 answer is only a switch of protocols the request asked
+  // for; to any other request it is a protocol error.
+  bool asks_upgrade = false;
+  // is_idempotent_method(method): a request the server never saw may be sent again (RFC 9112
+  // §9.3.1).
+  bool idempotent = true;
 };
 
 // The template of `spec` for a URL with this scheme. http09: the HTTP/0.9 form (GET only).
@@ -62,6 +68,12 @@ RequestTemplate make_request_template(const RequestSpec& spec, std::string_view 
 // request line without a "keep-alive" token (RFC 9112 §9.3). Empty lines before the request line
 // are skipped and lines may end in a bare LF, as parse_raw_requests accepts them.
 bool request_asks_to_close(std::string_view http1);
+
+// Does this HTTP/1.x request carry an Upgrade field (RFC 9110 §7.8)? Same line rules as above.
+bool request_asks_to_upgrade(std::string_view http1);
+
+// GET, HEAD, OPTIONS, TRACE, PUT and DELETE (RFC 9110 §9.2.2): methods a client may repeat.
+bool is_idempotent_method(std::string_view method);
 
 // The HTTP/2 view of a request, built from its HTTP/1 header fields in order; shared by
 // make_request_template and parse_raw_requests so that both views follow the same rules

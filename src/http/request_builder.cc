@@ -73,6 +73,8 @@ RequestTemplate RequestBuilder::request_template(std::string_view scheme) const 
   for (const auto& [name, value] : fields_) h2.add(name, value);
   h2.finish();
   t.close_after = request_asks_to_close(t.http1);
+  t.asks_upgrade = request_asks_to_upgrade(t.http1);
+  t.idempotent = is_idempotent_method(t.method);
   return t;
 }
 

@@ -36,9 +36,10 @@ void Http1ResponseParser::start_head() {
   head_waits_for_line_end_ = false;
 }
 
-void Http1ResponseParser::begin_response(bool head_request) {
+void Http1ResponseParser::begin_response(bool head_request, bool upgrade_requested) {
   state_ = State::kHead;
   head_request_ = head_request;
+  upgrade_requested_ = upgrade_requested;
   started_ = false;
   keep_alive_ = false;
   error_kind_ = ParseErrorKind::kNone;
@@ -69,7 +70,7 @@ void Http1ResponseParser::set_capture(bool on, size_t max_body_bytes) {
       captured_->truncated = false;
     }
   }
-  if (state_ == State::kHead && !started_) begin_response(head_request_);
+  if (state_ == State::kHead && !started_) begin_response(head_request_, upgrade_requested_);
 }
 
 const std::vector<std::pair<std::string, std::string>>& Http1ResponseParser::headers() const {
@@ -153,6 +154,13 @@ ParseResult Http1ResponseParser::feed(const char* data, size_t len) {
     if (capture_active_) captured_->headers.clear();
     state_ = State::kHead;
     return true;
+  }
+  if (status == 101 && !upgrade_requested_) {
+    // The server switched protocols on a request that asked for no such thing: what follows is
+    // not HTTP/1 (RFC 9110 §15.2.2).
+    fail(ParseErrorKind::kBadHead, "101 Switching Protocols to a request that asked for no upgrade",
+         0);
+    return false;
   }
   status_ = status;
   http_major_ = head.http_major;

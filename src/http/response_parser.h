@@ -46,11 +46,13 @@ const char* parse_error_kind_name(ParseErrorKind kind);
 //   it is stricter than llhttp, which parsed heads here before): header lines ending in a bare LF
 //   and control bytes (NUL included) in field values are accepted; a CR not followed by LF, a
 //   Content-Length together with Transfer-Encoding and duplicate Content-Length fields (even equal
-//   ones) are errors. Only HTTP/1.0 and HTTP/1.1, and status codes 100..999 (RFC 9110 §15).
+//   ones) are errors. HTTP/1.x (a minor version above 1 reads as 1.1, RFC 9110 §2.5), status
+//   codes 100..599 (RFC 9110 §15).
 // - A head that arrives in one feed() is parsed in place; one split across feeds is gathered in
 //   pending_head_ (its capacity is kept, so steady state does not allocate) and parsed from there.
 // - Body framing (RFC 9112 §6.3): HEAD request, 1xx, 204 and 304 have no body; 1xx other than 101
-//   are interim and skipped (counted); 101 completes without body and the connection must close;
+//   are interim and skipped (counted); 101 completes without body and the connection must close
+//   when the request asked to upgrade, and is a protocol error (kBadHead) when it did not;
 //   Transfer-Encoding with chunked last is chunked; other Transfer-Encoding reads until close;
 //   Content-Length gives the length; otherwise until close.
 // - Keep-alive: "Connection: close" always closes; HTTP/1.0 needs "Connection: keep-alive";
@@ -75,8 +77,10 @@ class Http1ResponseParser {
   Http1ResponseParser& operator=(const Http1ResponseParser&) = delete;
 
   // Resets for the next response. head_request: the request was HEAD, so no body follows.
+  // upgrade_requested: the request carried an Upgrade field, so a 101 answer is a switch of
+  // protocols (the connection then ends); to any other request a 101 is a protocol error.
   // The constructor leaves the parser as if begin_response(false) had been called.
-  void begin_response(bool head_request);
+  void begin_response(bool head_request, bool upgrade_requested = false);
 
   // Feeds received bytes; any split is fine, down to one byte per call.
   ParseResult feed(const char* data, size_t len);
@@ -147,6 +151,7 @@ class Http1ResponseParser {
 
   State state_ = State::kHead;
   bool head_request_ = false;
+  bool upgrade_requested_ = false;
   bool started_ = false;
   bool keep_alive_ = false;
   // The head so far parsed as incomplete, waiting only for a CR or LF (head_parser.h).

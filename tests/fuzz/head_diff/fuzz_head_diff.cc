@@ -139,20 +139,21 @@ bool deliberate(std::string_view s, const HeadParseResult& n) {
   size_t line = 0;  // the status line (empty lines before it are skipped by both)
   while (line < s.size() && (s[line] == '\r' || s[line] == '\n')) ++line;
   if (reason == "unsupported HTTP version") {
-    // D6: llhttp read the digits (0.9 and 2.0 even passed) and our wrapper rejected every version
-    // but 1.0/1.1 once the head was complete.
-    return at == line + 5 || at == line + 7;
+    // D6: llhttp read the digits (0.9 and 2.0 even passed) and our wrapper rejected every major
+    // version but 1 once the head was complete.
+    return at == line + 5;
   }
   if (reason == "invalid status code") {
-    // D1 (not exactly 3 digits) or D6 (below 100: rejected once complete). llhttp took 1+ digits up
-    // to 999, or none ("HTTP/1.1  OK" was status 0).
+    // D1 (not exactly 3 digits) or D6 (outside 100..599: rejected once complete). llhttp took 1+
+    // digits up to 999, or none ("HTTP/1.1  OK" was status 0).
     const size_t first = line + 9;
     if (at < first) return false;
     size_t d = first;
     while (d < s.size() && s[d] >= '0' && s[d] <= '9') ++d;
     const size_t digits = d - first;
     const bool run_ended = d < s.size();
-    return (digits > 0 && s[first] == '0') || digits >= 4 || (run_ended && digits != 3);
+    return (digits > 0 && (s[first] == '0' || s[first] > '5')) || digits >= 4 ||
+           (run_ended && digits != 3);
   }
   if (reason == "Empty Content-Length") {
     // llhttp waited for the next line: an obs-fold there (D5 for us) would have given the value.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -81,7 +82,17 @@ bool ref_bare_cr(const char* data, size_t len) {
 
 }  // namespace
 
-RefHead ref_parse_head(const char* buf, size_t len, bool capture) {
+RefHead ref_parse_head(const char* raw, size_t len, bool capture) {
+  // hail's policy over llhttp's: HTTP/1.x with x > 1 is read as HTTP/1.1 (RFC 9110 §2.5), which
+  // llhttp 8.1 refuses; the minor digit is rewritten before llhttp sees it.
+  std::string copy(raw, len);
+  size_t line = 0;
+  while (line < copy.size() && (copy[line] == '\r' || copy[line] == '\n')) ++line;
+  if (copy.size() > line + 7 && copy.compare(line, 7, "HTTP/1.") == 0 && copy[line + 7] >= '2' &&
+      copy[line + 7] <= '9') {
+    copy[line + 7] = '1';
+  }
+  const char* buf = copy.data();
   RefHead r;
   const llhttp_settings_t settings = make_settings(capture, &ref_on_headers_complete, &ref_on_field,
                                                    &ref_on_value, &ref_on_value_complete);
@@ -117,12 +128,14 @@ RefHead ref_parse_head(const char* buf, size_t len, bool capture) {
                 used);
   }
   r.http_major = p.http_major;
-  r.http_minor = p.http_minor;
+  // hail's policy over llhttp's parse: HTTP/1.x with x > 1 is HTTP/1.1 (RFC 9110 §2.5), and a
+  // status is 100..599 (RFC 9110 §15).
+  r.http_minor = p.http_minor > 1 ? 1 : p.http_minor;
   r.status_code = p.status_code;
-  if (r.http_major != 1 || r.http_minor > 1) {
+  if (r.http_major != 1) {
     return fail(HeadError::kSyntax, "unsupported HTTP version", used);
   }
-  if (r.status_code < 100 || r.status_code > 999) {
+  if (r.status_code < 100 || r.status_code > 599) {
     return fail(HeadError::kSyntax, "invalid status code", used);
   }
   r.status = HeadParseStatus::kComplete;
@@ -150,8 +163,10 @@ void LlhttpResponseParser::init_llhttp() {
   field_done_ = true;
 }
 
-void LlhttpResponseParser::begin_response(bool head_request) {
+void LlhttpResponseParser::begin_response(bool head_request, bool upgrade_requested) {
   state_ = State::kHead;
+  upgrade_requested_ = upgrade_requested;
+  status_line_pos_ = -1;
   head_request_ = head_request;
   started_ = false;
   keep_alive_ = false;
@@ -180,7 +195,7 @@ void LlhttpResponseParser::set_capture(bool on, size_t max_body_bytes) {
     body_.clear();
     body_truncated_ = false;
   }
-  if (state_ == State::kHead && !started_) begin_response(head_request_);
+  if (state_ == State::kHead && !started_) begin_response(head_request_, upgrade_requested_);
 }
 
 ParseResult LlhttpResponseParser::fail(ParseErrorKind kind, const char* reason, size_t consumed) {
@@ -268,7 +283,26 @@ ParseResult LlhttpResponseParser::feed_head(const char* data, size_t len) {
   // llhttp has no size limit of its own: it never sees more than the head may still take, so the
   // limit is exact (a head of exactly kMaxHeadBytes passes) whatever the split.
   size_t n = std::min(len, kMaxHeadBytes - head_bytes_);
+  // The minor version digit of "HTTP/1.x", x > 1, becomes 1 (see status_line_pos_).
+  const char* original = data;
+  for (size_t i = 0; i < n && status_line_pos_ < 8; ++i) {
+    const char c = data[i];
+    if (status_line_pos_ < 0) {
+      if (c == '\r' || c == '\n') continue;
+      status_line_pos_ = 0;
+    }
+    if (status_line_pos_ < 7) {
+      version_prefix_[status_line_pos_] = c;
+    } else if (std::string_view(version_prefix_, 7) == "HTTP/1." && c >= '2' && c <= '9') {
+      rewritten_.assign(data, n);
+      rewritten_[i] = '1';
+      data = rewritten_.data();
+    }
+    ++status_line_pos_;
+  }
   llhttp_errno_t err = llhttp_execute(&llhttp_, data, n);
+  const char* fed = data;
+  data = original;
   if (err == HPE_OK) {
     if (bare_cr_in(data, n)) return fail(ParseErrorKind::kBadHead, "bare CR in header section", n);
     head_bytes_ += n;
@@ -279,7 +313,7 @@ ParseResult LlhttpResponseParser::feed_head(const char* data, size_t len) {
   }
   // On a pause or an error llhttp reports where it stopped; after our pause in
   // on_headers_complete that is just past the LF ending the header section.
-  size_t used = static_cast<size_t>(llhttp_get_error_pos(&llhttp_) - data);
+  size_t used = static_cast<size_t>(llhttp_get_error_pos(&llhttp_) - fed);
   // On an error the byte llhttp stopped at is scanned too: when it follows a CR, the bare CR is
   // the better explanation, and the bytes scanned do not depend on how the input was split.
   size_t scan = err == HPE_PAUSED ? used : std::min(used + 1, n);
@@ -302,13 +336,19 @@ ParseResult LlhttpResponseParser::feed_head(const char* data, size_t len) {
 bool LlhttpResponseParser::on_head_complete() {
   const int status = llhttp_.status_code;
   const int major = llhttp_.http_major;
-  const int minor = llhttp_.http_minor;
-  if (major != 1 || minor > 1) {
+  const int minor = llhttp_.http_minor > 1 ? 1 : llhttp_.http_minor;
+  if (major != 1) {
     fail(ParseErrorKind::kBadHead, "unsupported HTTP version", 0);
     return false;
   }
-  if (status < 100 || status > 999) {
+  if (status < 100 || status > 599) {
     fail(ParseErrorKind::kBadHead, "invalid status code", 0);
+    return false;
+  }
+  if (status == 101 && !upgrade_requested_) {
+    // hail's policy: a 101 to a request that asked for no upgrade is a protocol error.
+    fail(ParseErrorKind::kBadHead, "101 Switching Protocols to a request that asked for no upgrade",
+         0);
     return false;
   }
   if (status < 200 && status != 101) {

@@ -56,7 +56,7 @@ class LlhttpResponseParser {
 
   // Resets for the next response. head_request: the request was HEAD, so no body follows.
   // The constructor leaves the parser as if begin_response(false) had been called.
-  void begin_response(bool head_request);
+  void begin_response(bool head_request, bool upgrade_requested = false);
 
   // Feeds received bytes; any split is fine, down to one byte per call.
   ParseResult feed(const char* data, size_t len);
@@ -128,9 +128,16 @@ class LlhttpResponseParser {
   llhttp_t llhttp_;
   State state_ = State::kHead;
   bool head_request_ = false;
+  bool upgrade_requested_ = false;
   bool started_ = false;
   bool keep_alive_ = false;
   bool pending_cr_ = false;  // the last header byte fed was a CR
+  // hail reads HTTP/1.x with x > 1 as HTTP/1.1 (RFC 9110 §2.5), llhttp 8.1 refuses it: the minor
+  // digit is rewritten to 1 before llhttp sees it. Bytes of the status line seen so far (-1 while
+  // empty lines come first), its first seven bytes, and the rewritten chunk.
+  int status_line_pos_ = -1;
+  char version_prefix_[7] = {};
+  std::string rewritten_;
   ParseErrorKind error_kind_ = ParseErrorKind::kNone;
   int status_ = 0;
   int http_major_ = 0;

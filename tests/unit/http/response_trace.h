@@ -91,7 +91,8 @@ inline std::ostream& operator<<(std::ostream& os, const Trace& t) {
 
 struct FeedOptions {
   bool head_request = false;
-  bool eof = false;  // call on_eof() after the last piece
+  bool upgrade_requested = false;  // the request carried an Upgrade field
+  bool eof = false;                // call on_eof() after the last piece
   bool capture = false;
   bool skip = false;  // discard skippable body bytes instead of feeding them, like MSG_TRUNC
   size_t max_capture_body_bytes = Http1ResponseParser::kDefaultMaxCaptureBodyBytes;
@@ -106,7 +107,7 @@ Trace run_parser(const std::string& input, const std::vector<size_t>& cuts, cons
   static GuardedBuffer guard(1 << 20);
   Parser parser;
   parser.set_capture(opt.capture, opt.max_capture_body_bytes);
-  parser.begin_response(opt.head_request);
+  parser.begin_response(opt.head_request, opt.upgrade_requested);
   Trace trace;
   auto record = [&](size_t end) {
     ResponseRecord r;
@@ -120,7 +121,7 @@ Trace run_parser(const std::string& input, const std::vector<size_t>& cuts, cons
     r.body = parser.body();
     r.body_truncated = parser.body_truncated();
     trace.responses.push_back(std::move(r));
-    parser.begin_response(opt.head_request);
+    parser.begin_response(opt.head_request, opt.upgrade_requested);
   };
   auto violate = [&](const std::string& what) {
     if (violations != nullptr) violations->push_back(what);

@@ -96,7 +96,10 @@ std::vector<Case> cases() {
       {"EmptyReason", "HTTP/1.1 204 \r\n\r\n", Status(204)},
       {"ReasonAnyBytes", "HTTP/1.1 500 a\x01\x7f\xff:\t \r\n\r\n", Status(500)},
       {"Status100", "HTTP/1.1 100 Continue\r\n\r\n", Status(100)},
-      {"Status999", "HTTP/1.1 999 X\r\n\r\n", Status(999)},
+      {"Status599", "HTTP/1.1 599 X\r\n\r\n", Status(599)},
+      // RFC 9110 §15: a three-digit number outside 100..599 is no status.
+      {"Status600", "HTTP/1.1 600 X\r\n\r\n", Err(E::kSyntax, "invalid status code")},
+      {"Status999", "HTTP/1.1 999 X\r\n\r\n", Err(E::kSyntax, "invalid status code")},
       {"LeadingEmptyLines", "\r\n\n\r\nHTTP/1.1 200 OK\r\n\r\n", {}},
       {"LfOnly", "HTTP/1.1 200 OK\nContent-Length: 3\n\n", Cl(3)},
       {"MixedLineEnds", "HTTP/1.1 200 OK\r\nA: b\n\r\n", {}},
@@ -110,7 +113,9 @@ std::vector<Case> cases() {
       {"Http11Lower", "http/1.1 200 OK\r\n\r\n", Err(E::kSyntax, "malformed status line")},
       {"Http2", "HTTP/2.0 200 OK\r\n\r\n", Err(E::kSyntax, "unsupported HTTP version")},
       {"Http09", "HTTP/0.9 200 OK\r\n\r\n", Err(E::kSyntax, "unsupported HTTP version")},
-      {"Http12", "HTTP/1.2 200 OK\r\n\r\n", Err(E::kSyntax, "unsupported HTTP version")},
+      // RFC 9110 §2.5: a higher minor version of HTTP/1 is read as the highest one supported.
+      {"Http12", "HTTP/1.2 200 OK\r\n\r\n", Status(200, 1)},
+      {"Http19", "HTTP/1.9 404 X\r\n\r\n", Status(404, 1)},
       {"Http110", "HTTP/1.10 200 OK\r\n\r\n", Err(E::kSyntax, "malformed status line")},
       {"NoSpaceAfterVersion", "HTTP/1.1\r\n\r\n", Err(E::kSyntax, "malformed status line")},
       {"Garbage", "\x81\x05hello", Err(E::kSyntax, "malformed status line")},

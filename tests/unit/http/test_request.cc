@@ -236,3 +236,35 @@ TEST(ValidateRequest, Rejects) {
 
 }  // namespace
 }  // namespace hail
+
+namespace hail {
+namespace {
+
+TEST(RequestTemplate, KnowsWhetherItAsksToUpgradeAndWhetherItMayBeRepeated) {
+  EXPECT_TRUE(request_asks_to_upgrade("GET / HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\n\r\n"));
+  EXPECT_TRUE(request_asks_to_upgrade("\r\nGET / HTTP/1.1\nupgrade: h2c\n\n"));
+  EXPECT_FALSE(request_asks_to_upgrade("GET / HTTP/1.1\r\nHost: h\r\n\r\nUpgrade: in the body"));
+  EXPECT_FALSE(request_asks_to_upgrade("GET / HTTP/1.1\r\nX-Upgrade: no\r\n\r\n"));
+  for (const char* m : {"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"}) {
+    EXPECT_TRUE(is_idempotent_method(m)) << m;
+  }
+  for (const char* m : {"POST", "PATCH", "CONNECT", "get", "PROPFIND"}) {
+    EXPECT_FALSE(is_idempotent_method(m)) << m;
+  }
+  RequestSpec spec;
+  spec.method = "POST";
+  spec.path = "/";
+  spec.authority = "h";
+  spec.headers = {{"Upgrade", "h2c"}};
+  const RequestTemplate t = make_request_template(spec, "http");
+  EXPECT_TRUE(t.asks_upgrade);
+  EXPECT_FALSE(t.idempotent);
+  spec.method = "GET";
+  spec.headers.clear();
+  const RequestTemplate g = make_request_template(spec, "http");
+  EXPECT_FALSE(g.asks_upgrade);
+  EXPECT_TRUE(g.idempotent);
+}
+
+}  // namespace
+}  // namespace hail

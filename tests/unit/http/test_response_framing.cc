@@ -68,6 +68,12 @@ FeedOptions Head() {
   return o;
 }
 
+FeedOptions Upgrade() {
+  FeedOptions o;
+  o.upgrade_requested = true;
+  return o;
+}
+
 const std::string kOk5 = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
 const std::string kChunkedHead = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
 const std::string kNoContent = "HTTP/1.1 204 No Content\r\n\r\n";
@@ -181,13 +187,13 @@ std::vector<Case> framing_cases() {
   {
     std::string s =
         "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n";
-    // The bytes after a 101 belong to the new protocol: the response ends at the empty line and
-    // must not keep the connection for HTTP/1.
-    c.push_back({"SwitchingProtocols", s, {}, Open({R(101, 0, false, s.size())})});
-    c.push_back({"SwitchingProtocolsThenFrames",
-                 s + "\x81\x05hello",
-                 {},
+    // To a request that asked to upgrade, the bytes after a 101 belong to the new protocol: the
+    // response ends at the empty line and must not keep the connection for HTTP/1.
+    c.push_back({"SwitchingProtocols", s, Upgrade(), Open({R(101, 0, false, s.size())})});
+    c.push_back({"SwitchingProtocolsThenFrames", s + "\x81\x05hello", Upgrade(),
                  Err({R(101, 0, false, s.size())}, K::kBadHead)});
+    // To any other request a 101 is a protocol error: it has left HTTP without being asked.
+    c.push_back({"SwitchingProtocolsUnasked", s, {}, Err({}, K::kBadHead)});
   }
 
   // --- responses without a body ------------------------------------------------------------
@@ -303,8 +309,8 @@ std::vector<Case> framing_cases() {
     c.push_back({"EmptyReasonPhrase", t, {}, Open({R(200, 1, true, t.size())})});
     std::string u = "HTTP/1.1 503 Service Unavailable: try again\r\nContent-Length: 0\r\n\r\n";
     c.push_back({"ReasonWithColon", u, {}, Open({R(503, 0, true, u.size())})});
-    std::string v = "HTTP/1.1 999 Whatever\r\nContent-Length: 0\r\n\r\n";
-    c.push_back({"Status999", v, {}, Open({R(999, 0, true, v.size())})});
+    std::string v = "HTTP/1.1 599 Whatever\r\nContent-Length: 0\r\n\r\n";
+    c.push_back({"Status599", v, {}, Open({R(599, 0, true, v.size())})});
   }
   {
     std::string s = "HTTP/1.1 200 OK\nContent-Length: 2\nServer: lf-only\n\nhi";
@@ -334,8 +340,15 @@ std::vector<Case> framing_cases() {
       {"Http2Version", "HTTP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n", {}, Err({}, K::kBadHead)});
   c.push_back(
       {"Http09Version", "HTTP/0.9 200 OK\r\nContent-Length: 0\r\n\r\n", {}, Err({}, K::kBadHead)});
+  {
+    // RFC 9110 §2.5: HTTP/1.2 is processed as HTTP/1.1 (keep-alive by default).
+    std::string s = "HTTP/1.2 200 OK\r\nContent-Length: 0\r\n\r\n";
+    c.push_back({"Http12Version", s, {}, Open({R(200, 0, true, s.size())})});
+  }
   c.push_back(
-      {"Http12Version", "HTTP/1.2 200 OK\r\nContent-Length: 0\r\n\r\n", {}, Err({}, K::kBadHead)});
+      {"Status999", "HTTP/1.1 999 X\r\nContent-Length: 0\r\n\r\n", {}, Err({}, K::kBadHead)});
+  c.push_back(
+      {"Status600", "HTTP/1.1 600 X\r\nContent-Length: 0\r\n\r\n", {}, Err({}, K::kBadHead)});
   c.push_back(
       {"Status99", "HTTP/1.1 99 Low\r\nContent-Length: 0\r\n\r\n", {}, Err({}, K::kBadHead)});
   c.push_back(
