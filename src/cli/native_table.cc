@@ -348,6 +348,9 @@ constexpr NativeFlag kFlags[] = {
      "send HTTP/1.0 requests (keep-alive asked with Connection: keep-alive)"},
     {"", "no-keepalive", nullptr, set_request<&RequestSpec::keep_alive, false>,
      "a new connection per request (like ab without -k)"},
+    {"", "no-retry", nullptr, set_run<&RunOptions::retry_idempotent, false>,
+     "a reused connection closed before a response is a read error (default:\nsend an "
+     "idempotent request once more on a new connection, RFC 9112 9.3.1)"},
     {"s", "script", "FILE", set_script,
      "a wrk Lua script (wrk's API: setup, init, request, response, delay,\ndone; hail.tag); words "
      "after -- are its arguments",

@@ -45,7 +45,8 @@ class SessionListener {
 enum class SessionStatus : uint8_t {
   kOk,
   // The connection must be closed: a protocol error (parse error, HTTP/2 connection error). The
-  // requests in flight fail with error() / error_reason().
+  // requests in flight fail with error() / error_reason(); with none in flight (bytes no request
+  // asked for) the error is the connection's own.
   kError,
 };
 

@@ -142,9 +142,15 @@ SessionStatus Http1ClientSession::fail(ErrorClass error, const char* reason) {
 SessionStatus Http1ClientSession::feed(const char* data, size_t len, SessionListener& listener) {
   while (len > 0) {
     if (count_ == 0) {
-      // Bytes nobody asked for (a server's 408 before closing an idle connection, a surplus
-      // response): the connection can no longer be trusted to frame the next response.
-      reusable_ = false;
+      // Bytes no request asked for (a body longer than its Content-Length said, a surplus
+      // response, a 408 on an idle connection): they are not the next response (RFC 9112 §6.3,
+      // §9.3.2), and the connection can no longer be trusted to frame one. Stray empty lines are
+      // tolerated, as before a status line (RFC 9112 §2.2).
+      for (size_t i = 0; i < len; ++i) {
+        if (data[i] != '\r' && data[i] != '\n') {
+          return fail(ErrorClass::kParse, "unsolicited data: bytes with no request outstanding");
+        }
+      }
       return SessionStatus::kOk;
     }
     if (!first_byte_seen_) {

@@ -171,6 +171,35 @@ void Connection::follow(Readiness readiness, uint64_t now_ns) {
 
 bool Connection::submit(uint64_t now_ns) {
   if (free_slots_.empty()) return false;
+  if (!retries_.empty()) [[unlikely]] {
+    // A request the server closed the last connection under goes first, with its own ticket.
+    Retry r = std::move(retries_.front());
+    retries_.erase(retries_.begin());
+    const uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    Slot& s = slots_[slot];
+    s.ticket = r.ticket;
+    s.request = r.request;
+    if (r.own) {
+      s.own = std::move(r.own);  // a script's request: the retry kept its parsed template
+      s.request = s.own.get();
+    }
+    s.send_ns = now_ns;
+    s.busy = true;
+    s.reused = !fresh_;
+    s.retried = true;
+    s.tag = r.tag;
+    s.start_ns = fresh_ ? connect_start_ns_ : now_ns;
+    s.connect_ns = fresh_ ? connect_took_ns_ : 0;
+    s.first_byte_ns = 0;
+    fresh_ = false;
+    ++in_flight_;
+    thinking_ = false;
+    session_->submit(slot, *s.request);
+    env_->sink->on_attempt(s.ticket);
+    if (!timer_.armed()) env_->loop->arm(timer_, now_ns + env_->timeout_ns);
+    return true;
+  }
   Ticket ticket;
   switch (env_->pacer->acquire(index_, now_ns, &ticket)) {
     case Grant::kSend:
@@ -198,7 +227,10 @@ bool Connection::submit(uint64_t now_ns) {
   free_slots_.pop_back();
   s.ticket = ticket;
   s.send_ns = now_ns;
+  s.request = request;
   s.busy = true;
+  s.reused = !fresh_;
+  s.retried = false;
   s.tag = tag;
   s.start_ns = fresh_ ? connect_start_ns_ : now_ns;
   s.connect_ns = fresh_ ? connect_took_ns_ : 0;
@@ -307,7 +339,11 @@ void Connection::on_readable(uint32_t events) {
           skip > 0 ? session_->skip_body(r.bytes, *this) : session_->feed(buf, r.bytes, *this);
       if (finished()) return;
       if (st == SessionStatus::kError) {
-        fail_all(session_->error(), session_->error_reason());
+        if (in_flight_ == 0) {
+          sink.on_unsolicited(read_start_ns, session_->error_reason());  // the connection's own
+        } else {
+          fail_all(session_->error(), session_->error_reason());
+        }
         reconnect();
         return;
       }
@@ -324,15 +360,16 @@ void Connection::on_readable(uint32_t events) {
     if (r.status == IoStatus::kEof) {
       session_->on_eof(*this);  // a body delimited by the close completes
       if (finished()) return;
-      // Requests still in flight fail (a keep-alive connection the server closed just as a request
-      // went out reads "closed before response"); an idle connection closed is not an error.
-      if (in_flight_ > 0) fail_all(session_->error(), session_->error_reason());
+      // Requests still in flight fail, or, when the server closed a reused connection before a
+      // byte of their response, go again on the next connection; an idle connection closed is
+      // not an error.
+      if (in_flight_ > 0) fail_or_retry_all(session_->error(), session_->error_reason());
       reconnect_after(
           reopen_delay_ns(session_->reusable() ? 0 : env_->pacer->reconnect_delay_ns(index_)));
       return;
     }
     // ECONNRESET and friends: the connection is gone.
-    if (in_flight_ > 0) fail_all(ErrorClass::kRead, r.reason);
+    if (in_flight_ > 0) fail_or_retry_all(ErrorClass::kRead, r.reason);
     reconnect_after(reopen_delay_ns(0));
     return;
   }
@@ -415,6 +452,49 @@ void Connection::fail_all(ErrorClass error, const char* reason) {
   }
 }
 
+bool Connection::retriable(const Slot& s) const {
+  return env_->retry_idempotent && s.reused && !s.retried && s.first_byte_ns == 0 &&
+         s.request != nullptr && s.request->idempotent && !finished() &&
+         env_->pacer->keeps(index_);
+}
+
+void Connection::fail_or_retry_all(ErrorClass error, const char* reason) {
+  // Only a close at a message boundary (no byte of any response in flight) says the server
+  // dropped the connection as idle; a close in the middle of a response is a failure of it, and
+  // the requests behind it share its fate.
+  bool at_boundary = true;
+  for (const Slot& s : slots_) at_boundary = at_boundary && !(s.busy && s.first_byte_ns != 0);
+  const size_t first_new = retries_.size();
+  for (uint32_t i = 0; i < slots_.size() && in_flight_ > 0; ++i) {
+    Slot& s = slots_[i];
+    if (!s.busy) continue;
+    if (!at_boundary || !retriable(s)) {
+      on_request_failed(i, error, reason);
+      continue;
+    }
+    Retry r;
+    r.ticket = s.ticket;
+    r.request = s.request;
+    if (s.own && s.request == s.own.get()) r.own = std::move(s.own);
+    r.tag = s.tag;
+    retries_.push_back(std::move(r));
+    env_->sink->on_retry(s.ticket);
+    s.busy = false;
+    free_slots_.push_back(i);
+    --in_flight_;
+  }
+  // In the order they were planned (pipelined requests keep their order).
+  std::stable_sort(retries_.begin() + static_cast<std::ptrdiff_t>(first_new), retries_.end(),
+                   [](const Retry& a, const Retry& b) {
+                     return a.ticket.planned_ns < b.ticket.planned_ns;
+                   });
+}
+
+void Connection::settle_retries() {
+  for (Retry& r : retries_) env_->pacer->on_outcome(index_, r.ticket);
+  retries_.clear();
+}
+
 uint32_t Connection::counted_in_flight() const {
   uint32_t n = 0;
   for (const Slot& s : slots_) n += s.busy && s.ticket.counted ? 1 : 0;
@@ -443,8 +523,13 @@ void Connection::reconnect_after(uint64_t delay_ns) {
   if (in_flight_ > 0 && !finished()) fail_all(ErrorClass::kRead, "connection closed");
   close_fd();
   state_ = State::kClosed;
-  if (finished() || !env_->pacer->wants_open(index_)) {
+  // Requests waiting to be sent again were granted already: they reopen a connection the pacer
+  // still keeps, whatever it would grant anew.
+  const bool reopen = env_->pacer->wants_open(index_) ||
+                      (!retries_.empty() && env_->pacer->keeps(index_));
+  if (finished() || !reopen) {
     loop.cancel(timer_);
+    if (!finished()) settle_retries();
     return;
   }
   if (delay_ns != 0) {
@@ -473,6 +558,7 @@ void Connection::shutdown() {
   state_ = State::kClosed;
   for (Slot& s : slots_) s.busy = false;
   in_flight_ = 0;
+  retries_.clear();
 }
 
 void Connection::on_request_timer(uint64_t now_ns) {

@@ -57,6 +57,9 @@ struct ConnectionEnv {
   const SessionFactory* sessions = nullptr;
   uint64_t timeout_ns = 0;  // per request; also bounds connect + TLS handshake
   bool http09 = false;      // half-close after the request (webbench -9)
+  // A reused keep-alive connection closed before a byte of an idempotent request's response:
+  // send that request once more on a new connection (RFC 9112 §9.3.1), instead of a read error.
+  bool retry_idempotent = true;
   char* read_buffer = nullptr;
   // A script's response(): the header views of the call, and the error (or "" for a stop) that
   // ends the run once the response is counted. Shared scratch: one response at a time.
@@ -102,7 +105,10 @@ class Connection final : public IoHandler, private SessionListener {
   struct Slot {
     Ticket ticket;
     uint64_t send_ns = 0;
+    const RequestTemplate* request = nullptr;  // what was sent (valid until the outcome)
     bool busy = false;
+    bool reused = false;   // sent on a connection that had carried a request before
+    bool retried = false;  // this is the request's second send
     uint16_t tag = 0xFFFF;  // RequestSource::kNoTag: not counted per tag
     // When the request began as ab counts it (the connect of a fresh connection, else the send),
     // that connect's duration, the first response byte.
@@ -129,6 +135,14 @@ class Connection final : public IoHandler, private SessionListener {
   // After the session consumed bytes (or the peer closed): next requests, or reconnect.
   void after_responses(uint64_t now_ns);
   void fail_all(ErrorClass error, const char* reason);
+  // The connection closed under its requests: those the server cannot have seen (no response
+  // byte, a reused connection, an idempotent method, not sent twice already) wait to be sent again
+  // on the next connection; the others fail.
+  void fail_or_retry_all(ErrorClass error, const char* reason);
+  bool retriable(const Slot& s) const;
+  // The requests waiting to be sent again, when this connection will not open again: their
+  // tickets go back to the pacer settled (the sends were counted as retried).
+  void settle_retries();
   // The request in `slot` has its outcome: its slot is freed, the sink and the pacer are told.
   void finish(uint32_t slot, int status, uint32_t interim, ErrorClass error, const char* reason);
   void set_capture();
@@ -177,6 +191,15 @@ class Connection final : public IoHandler, private SessionListener {
   std::unique_ptr<ClientSession> sessions_[2];
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
+  // Requests to send again first on the next connection (fail_or_retry_all); empty, and without
+  // storage, unless a server closed a reused connection under requests.
+  struct Retry {
+    Ticket ticket;
+    const RequestTemplate* request = nullptr;
+    std::unique_ptr<RequestTemplate> own;  // a script's request, kept until it is sent again
+    uint16_t tag = 0xFFFF;
+  };
+  std::vector<Retry> retries_;
 };
 
 }  // namespace hail

@@ -72,7 +72,24 @@ class MeasurementSink {
     if (measuring(now_ns)) recorder_.on_bytes_written(bytes);
   }
 
+  // A protocol error with no request in flight (bytes no request asked for): it ends its
+  // connection, counts as a parse error, and consumes no request.
+  void on_unsolicited(uint64_t now_ns, const char* reason) {
+    const bool counted = measuring(now_ns);
+    if (counted) {
+      recorder_.on_unsolicited();
+      recorder_.on_error_reason(ErrorClass::kParse, reason);
+    }
+    windows_.on_error(counted, ErrorClass::kParse);
+  }
+
   // ---- requests ----
+  // A request sent again on a new connection (its first send was never answered): that send is
+  // settled as retried; the next on_attempt is the new send.
+  void on_retry(const Ticket& ticket) {
+    --in_flight_;
+    if (ticket.counted) recorder_.on_retried();
+  }
   void on_attempt(const Ticket& ticket) {
     ++in_flight_;
     if (ticket.counted) recorder_.on_attempt();

@@ -29,6 +29,10 @@ struct RunOptions {
   uint64_t duration_ns = 10'000'000'000;  // measured phase; 0 with requests > 0: no time limit
   uint64_t requests = 0;                  // -n: exact number of requests, 0 = duration mode
   uint64_t timeout_ns = 5'000'000'000;
+  // A server that closes a reused keep-alive connection before a byte of the response: send an
+  // idempotent request once more on a new connection (RFC 9112 §9.3.1; counted as retried), or,
+  // when false (--no-retry), count it as a read error.
+  bool retry_idempotent = true;
   uint64_t warmup_ns = 0;
   bool progress = false;  // live progress line on stderr
   // Open loop (-R): requests planned at this total rate from the start; 0 = closed loop.

@@ -79,6 +79,7 @@ Status Worker::init() {
   env_.sessions = &sessions_;
   env_.timeout_ns = plan_.options.timeout_ns;
   env_.http09 = plan_.options.http09;
+  env_.retry_idempotent = plan_.options.retry_idempotent;
   env_.read_buffer = read_buffer_.get();
   env_.script_headers = &script_headers_;
   env_.script_stop = &script_stop_;

@@ -126,6 +126,8 @@ std::string render_json_report(const RunResult& r) {
   j.value("attempted", c.attempted);
   j.value("completed", c.completed);
   j.value("in_flight", c.in_flight);
+  j.value("retried", c.retried);
+  j.value("unsolicited", c.unsolicited);
   if (r.requests_target > 0) j.value("target", r.requests_target);
   j.value("interim_responses", c.interim_responses);
   j.end_object();

@@ -227,10 +227,20 @@ std::string render_text_report(const RunResult& r) {
     line(out, "                %s (%llu)", error_reason_text(row).c_str(),
          static_cast<unsigned long long>(row.count));
   }
-  line(out, "  Accounting    %llu attempted = %llu completed + %llu failed + %llu in flight%s",
+  // Retried sends appear only when there were some: most runs have none.
+  const std::string retried =
+      c.retried > 0 ? string_printf(" + %llu retried", static_cast<unsigned long long>(c.retried))
+                    : std::string();
+  line(out, "  Accounting    %llu attempted = %llu completed + %llu failed + %llu in flight%s%s",
        static_cast<unsigned long long>(c.attempted), static_cast<unsigned long long>(c.completed),
        static_cast<unsigned long long>(c.request_errors()),
-       static_cast<unsigned long long>(c.in_flight), r.accounting_holds() ? "" : "  (MISMATCH)");
+       static_cast<unsigned long long>(c.in_flight), retried.c_str(),
+       r.accounting_holds() ? "" : "  (MISMATCH)");
+  if (c.unsolicited > 0) {
+    line(out, "  Unsolicited   %llu times the server sent bytes no request asked for (parse errors "
+              "of their connections)",
+         static_cast<unsigned long long>(c.unsolicited));
+  }
   line(out, "  Connections   %llu opened", static_cast<unsigned long long>(c.connections_opened));
   if (r.naps > 0) {
     line(out, "  Coalescing    %llu naps of <= %.0fus before waiting (--no-coalesce: off)",

@@ -15,6 +15,8 @@ void Counters::add(const Counters& o) {
   tls_handshakes += o.tls_handshakes;
   tls_resumed += o.tls_resumed;
   connections_h2 += o.connections_h2;
+  retried += o.retried;
+  unsolicited += o.unsolicited;
 }
 
 void Recorder::on_error_reason(ErrorClass c, const char* reason) {

@@ -26,14 +26,22 @@ struct Counters {
   uint64_t tls_handshakes = 0;      // completed while measuring, resumed ones included
   uint64_t tls_resumed = 0;         // the part of tls_handshakes that resumed a session
   uint64_t connections_h2 = 0;      // the part of connections_opened that spoke HTTP/2
+  // Sends that the server never answered because it closed a reused keep-alive connection before a
+  // byte of their response (RFC 9112 §9.3.1): each idempotent request is sent once more on a new
+  // connection, and both sends are in `attempted`.
+  uint64_t retried = 0;
+  // Bytes or whole responses that arrived with no request outstanding (RFC 9112 §9.3.2): they end
+  // their connection. Part of errors[kParse], but they consume no request.
+  uint64_t unsolicited = 0;
 
   uint64_t error(ErrorClass c) const { return errors[static_cast<size_t>(c)]; }
+  // Errors that ended a request: every class but connect, without the unsolicited ones.
   uint64_t request_errors() const {
     uint64_t n = 0;
     for (size_t i = 0; i < kErrorClassCount; ++i) {
       if (is_request_error(static_cast<ErrorClass>(i))) n += errors[i];
     }
-    return n;
+    return n - unsolicited;
   }
   void add(const Counters& o);
 };
@@ -61,6 +69,11 @@ class Recorder {
     if (status < 200 || status >= 400) ++counters_.status_errors;
   }
   void on_error(ErrorClass c) { ++counters_.errors[static_cast<size_t>(c)]; }
+  void on_retried() { ++counters_.retried; }
+  void on_unsolicited() {
+    ++counters_.errors[static_cast<size_t>(ErrorClass::kParse)];
+    ++counters_.unsolicited;
+  }
   // Why errors happened ("connect: Connection refused"). `reason` must have static storage (a
   // literal, or errno_reason()); reasons are told apart by pointer, in a fixed table, so counting
   // one never allocates even when every request fails.

@@ -110,10 +110,11 @@ struct RunResult {
   double requests_per_s(const TagResult& tag) const {
     return duration_ns ? static_cast<double>(tag.completed) / duration_s() : 0.0;
   }
-  // attempted == completed + request errors + in flight; false means a bug, and reports say so.
+  // attempted == completed + request errors + in flight + retried; false means a bug, and
+  // reports say so.
   bool accounting_holds() const {
-    return counters.attempted ==
-           counters.completed + counters.request_errors() + counters.in_flight;
+    return counters.attempted == counters.completed + counters.request_errors() +
+                                     counters.in_flight + counters.retried;
   }
 
   // Adds another result of the same run (a worker's, or a host's) into this one, exactly:

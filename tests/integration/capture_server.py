@@ -2,15 +2,16 @@
 
 Accepts one connection at a time (ab's and webbench's runs in these tests wait for each answer),
 reads one request (the head, then a Content-Length body; for HTTP/0.9 the request line alone),
-answers as an HTTP/1.0 server does (or with the bare body to an HTTP/0.9 request), closes its side
-and waits for the client to close. Also a stand-in for a proxy: it records the request as sent.
+answers as an HTTP/1.0 server does (the head alone to HEAD; the bare body to an HTTP/0.9 request),
+closes its side and waits for the client to close. Also a stand-in for a proxy: it records the request as sent.
 """
 
 import re
 import socket
 import threading
 
-RESPONSE = b"HTTP/1.0 200 OK\r\nServer: capture\r\nContent-Length: 2\r\n\r\nok"
+RESPONSE_HEAD = b"HTTP/1.0 200 OK\r\nServer: capture\r\nContent-Length: 2\r\n\r\n"
+RESPONSE = RESPONSE_HEAD + b"ok"
 
 
 def _is_http09(data):
@@ -78,7 +79,12 @@ class CaptureServer:
                 try:
                     data = self._read_request(conn)
                     if data:
-                        conn.sendall(b"ok" if _is_http09(data) else RESPONSE)
+                        if _is_http09(data):
+                            conn.sendall(b"ok")
+                        elif data.startswith(b"HEAD "):
+                            conn.sendall(RESPONSE_HEAD)  # a body here would be no response
+                        else:
+                            conn.sendall(RESPONSE)
                         conn.shutdown(socket.SHUT_WR)
                         while conn.recv(65536):
                             pass

@@ -68,6 +68,12 @@ GZIP_CHUNKED = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
                 + b"%x\r\n" % len(GZIP_BODY) + GZIP_BODY + b"\r\n0\r\n\r\n")
 TE_GZIP = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n" + GZIP_BODY
 STATUS_600 = ok_response(b"", status=b"600 Beyond")
+VERSION_12 = ok_response(version=b"HTTP/1.2")
+# A body longer than its Content-Length: the rest is no response (RFC 9112 §6.3).
+LONG_BODY = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA BYTES"
+# Two responses to one request.
+EXTRA_RESPONSE = OK + OK
+REQUEST_TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
 # More than 4 GiB, so that a 32-bit length anywhere would show; streamed, never held in memory.
 HUGE_BODY = (4 << 30) + 12345
 HUGE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % HUGE_BODY
@@ -99,7 +105,6 @@ MALFORMED = {
     "status_letters": (bad_head(b"HTTP/1.1 2x0 OK"), "invalid status code"),
     "status_two_spaces": (bad_head(b"HTTP/1.1  200 OK"), "invalid status code"),
     "version_2": (bad_head(b"HTTP/2.0 200 OK"), "unsupported HTTP version"),
-    "version_12": (bad_head(b"HTTP/1.2 200 OK"), "unsupported HTTP version"),
     "bare_cr": (b"HTTP/1.1 200 OK\rX-A: b\r\nContent-Length: 2\r\n\r\nok",
                 "bare CR in header section"),
     "cl_conflict": (bad_head(b"HTTP/1.1 200 OK", b"Content-Length: 2\r\nContent-Length: 3\r\n"),
@@ -249,6 +254,13 @@ BEHAVIOURS = {
     "gzip_chunked": (_fixed(GZIP_CHUNKED), False),
     "te_gzip": (_fixed(TE_GZIP, "close"), False),
     "status_600": (_fixed(STATUS_600), False),
+    "version_12": (_fixed(VERSION_12), False),
+    # Bytes with no request outstanding, each sent with the response in one write.
+    "long_body": (_fixed(LONG_BODY), False),
+    "extra_response": (_fixed(EXTRA_RESPONSE), False),
+    # A 408 on a connection left idle for 100 ms after its response, then the close.
+    "idle_408": (_fixed(OK + REQUEST_TIMEOUT, "close", lead=len(OK), step=len(REQUEST_TIMEOUT),
+                        delay=0.1), False),
     "huge": (lambda req: Reply(HUGE_HEAD, stream=HUGE_BODY), False),
     "early": (_fixed(EARLY, "hold"), True),
     "early_big": (_fixed(EARLY_BIG, "hold"), True),

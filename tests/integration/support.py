@@ -101,9 +101,10 @@ def describe(run):
 
 def check_accounting(report, msg=""):
     """Asserts hail's accounting exactly:
-    attempted == completed + read + write + timeout + parse + in_flight, status errors are a part
-    of completed, every completed response has a status code and a latency sample, and the
-    report's own accounting_ok agrees."""
+    attempted == completed + read + write + timeout + parse - unsolicited + in_flight + retried
+    (unsolicited parse errors consume no request; a retried send is settled by its next send),
+    status errors are a part of completed, every completed response has a status code and a
+    latency sample, and the report's own accounting_ok agrees."""
     req = report["requests"]
     err = report["errors"]
     where = "%s\n%s" % (msg, json.dumps({"requests": req, "errors": err,
@@ -114,10 +115,15 @@ def check_accounting(report, msg=""):
     for key in ("connect",) + REQUEST_ERROR_CLASSES + ("status",):
         if not isinstance(err.get(key), int) or err[key] < 0:
             raise AssertionError("errors.%s is not a count: %s" % (key, where))
-    total = req["completed"] + sum(err[k] for k in REQUEST_ERROR_CLASSES) + req["in_flight"]
+    retried = req.get("retried", 0)
+    unsolicited = req.get("unsolicited", 0)
+    if unsolicited > err["parse"]:
+        raise AssertionError("unsolicited exceeds the parse errors it is part of: %s" % where)
+    total = (req["completed"] + sum(err[k] for k in REQUEST_ERROR_CLASSES) - unsolicited
+             + req["in_flight"] + retried)
     if req["attempted"] != total:
         raise AssertionError("accounting broken: attempted %d != completed + read + write + "
-                             "timeout + parse + in_flight = %d: %s"
+                             "timeout + parse - unsolicited + in_flight + retried = %d: %s"
                              % (req["attempted"], total, where))
     if err["status"] > req["completed"]:
         raise AssertionError("status errors exceed completed: %s" % where)

@@ -41,6 +41,12 @@ class ServerKillTest(unittest.TestCase):
                       % (proc.returncode, proc.communicate(timeout=5)))
 
     def test_sigkill_and_restart_exact_counts(self):
+        self.sigkill_and_restart(retry=False)
+
+    def test_sigkill_and_restart_exact_counts_with_retries(self):
+        self.sigkill_and_restart(retry=True)
+
+    def sigkill_and_restart(self, retry):
         """Exact bookkeeping across a SIGKILL. What the first server counted can only be read
         while it runs, so the kill is staged to make that count final:
           1. SIGSTOP hail (and wait until it has stopped): no new request reaches the server;
@@ -56,7 +62,9 @@ class ServerKillTest(unittest.TestCase):
              requests fail as read errors; then connects are refused until
           5. a new server starts on the same port and serves the rest of the -n budget.
         -n makes the end exact too (nothing in flight), so completed must equal the sum of both
-        servers' counts.
+        servers' counts. With retries (the default), the -c requests the killed server never read
+        were sent on reused connections closed before a byte of their response: each is sent
+        once more (counted as retried) and served by the second server instead of failing.
         The kernel does not close a killed process's sockets at once: its connections can be
         reset while its listening socket still completes handshakes. A connection hail reopens in
         that instant is opened and then reset with its request (a read error, or a write error
@@ -70,6 +78,8 @@ class ServerKillTest(unittest.TestCase):
         # the staging (well under a second) always happens mid-run.
         args = ["-n", n, "-c", c, "-t", "1", "--think", "5ms", "--timeout", "5s", "-q",
                 "--json", "-", "http://127.0.0.1:%d/bytes/100" % port]
+        if not retry:
+            args.insert(0, "--no-retry")
         first = ServeProcess(port=port).start()
         proc = None
         try:
@@ -111,7 +121,9 @@ class ServerKillTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, msg)
         check_accounting(r, msg)
         req, errors = r["requests"], r["errors"]
-        self.assertEqual(req["attempted"], n, msg)
+        retried = c if retry else 0
+        self.assertEqual(req["retried"], retried, msg)
+        self.assertEqual(req["attempted"], n + retried, msg)
         self.assertEqual(req["in_flight"], 0, msg)
         # The sum of what both incarnations counted, exactly.
         self.assertEqual(req["completed"], served_by_first + after["requests"], msg)
@@ -121,8 +133,9 @@ class ServerKillTest(unittest.TestCase):
         self.assertEqual(after["connections"] - 1, c, msg)
         k = r["connections_opened"] - 2 * c
         self.assertGreaterEqual(k, 0, msg)
-        # The -c requests the stopped server never read, those k, and nothing else, failed.
-        self.assertEqual(errors["read"] + errors["write"], c + k, msg)
+        # Those k (fresh connections: nothing to retry) failed, and the -c requests the stopped
+        # server never read failed too, unless they were sent again.
+        self.assertEqual(errors["read"] + errors["write"], c - retried + k, msg)
         self.assertEqual(sum(reasons_of(r, "read").values()), errors["read"], msg)
         self.assertGreaterEqual(errors["connect"], c, msg)  # each connection retried at least once
         self.assertIn("connect: Connection refused", reasons_of(r, "connect"), msg)

@@ -41,19 +41,23 @@ def run_against(path, n, *extra, c=1, timeout="2s", hail_timeout=30, settle=5.0)
 class HostileCase(unittest.TestCase):
     def check(self, run, stats, n, completed=0, codes=None, interim=0, reasons=None,
               connections=None, server_requests=None, bytes_read=None, max_seconds=20.0,
-              **errors):
+              retried=0, unsolicited=0, **errors):
         """Exit 0, accounting exact, every request of -n N has its one outcome: `completed`
         (status codes `codes`, `interim` 1xx responses), errors exactly `errors` (every other
-        class 0, connect too), error_reasons exactly `reasons`, nothing in flight. connections:
-        opened by hail and accepted by the server (both). server_requests: request heads the
-        server read (default N)."""
+        class 0, connect too), error_reasons exactly `reasons`, nothing in flight; `retried`
+        sends made again on a new connection (each send is attempted), `unsolicited` protocol
+        errors of connections with no request outstanding (part of the parse errors).
+        connections: opened by hail and accepted by the server (both). server_requests: request
+        heads the server read (default N plus the retried sends)."""
         msg = describe(run) + "\nserver: %s" % stats
         self.assertEqual(run.code, 0, msg)
         self.assertIsNotNone(run.json, msg)
         r = run.json
         check_accounting(r, msg)
         self.assertLess(run.seconds, max_seconds, msg)
-        self.assertEqual(r["requests"]["attempted"], n, msg)
+        self.assertEqual(r["requests"]["attempted"], n + retried, msg)
+        self.assertEqual(r["requests"]["retried"], retried, msg)
+        self.assertEqual(r["requests"]["unsolicited"], unsolicited, msg)
         self.assertEqual(r["requests"]["target"], n, msg)
         self.assertEqual(r["requests"]["in_flight"], 0, msg)
         self.assertEqual(r["requests"]["completed"], completed, msg)
@@ -69,7 +73,7 @@ class HostileCase(unittest.TestCase):
             self.assertEqual(stats["connections"], connections, msg)
         self.assertEqual(stats["rejected"], 0, msg)
         if server_requests is None:
-            server_requests = n
+            server_requests = n + retried
         if server_requests is not False:
             self.assertEqual(stats["requests"], server_requests, msg)
         if bytes_read is not None:
@@ -119,10 +123,15 @@ CASES = {
     "interim_many": ("interim_many", 10, (), dict(completed=10, interim=30, connections=1)),
     "interim_32": ("interim_32", 5, (), dict(completed=5, interim=160, connections=1)),
     "interim_p4": ("interim_many", 16, P4, dict(completed=16, interim=48, connections=1)),
-    # 101 is final (no body, the connection then speaks another protocol): completed with status
-    # 101, a status error, and the connection is not reused.
-    "switching": ("switching", 5, (), dict(completed=5, codes={"101": 5}, connections=5,
-                                           bytes_read=5 * len(hostile.SWITCHING))),
+    # 101 to a request that asked for no upgrade: the connection has left HTTP, a protocol error
+    # of that request, and the connection closed.
+    "switching": ("switching", 5, (), dict(
+        parse=5, connections=5, bytes_read=5 * len(hostile.SWITCHING),
+        reasons={"parse: 101 Switching Protocols to a request that asked for no upgrade": 5})),
+    # Asked for (a script or -H sends Upgrade): completed with status 101, a status error, and
+    # the connection is not reused (what follows is another protocol).
+    "switching_asked": ("switching", 5, ("-H", "Upgrade: hostile"), dict(
+        completed=5, codes={"101": 5}, connections=5, bytes_read=5 * len(hostile.SWITCHING))),
     # HEAD: Content-Length or chunked in the head, never a body (RFC 9112 §6.3 r1).
     "head_cl": ("head_cl", 20, ("-m", "HEAD"), dict(
         completed=20, connections=1, bytes_read=20 * len(hostile.HEAD_CL_HEAD))),
@@ -141,9 +150,25 @@ CASES = {
     "not_modified": ("not_modified", 20, (), dict(
         completed=20, codes={"304": 20}, connections=1,
         bytes_read=20 * len(hostile.NOT_MODIFIED))),
-    # Status codes 600..999 are three digits but not HTTP's: completed, counted as status errors
-    # (RFC 9110 §15: treat as 5xx).
-    "status_600": ("status_600", 10, (), dict(completed=10, codes={"600": 10}, connections=1)),
+    # Status codes 600..999 are three digits but no HTTP status (RFC 9110 §15): malformed.
+    "status_600": ("status_600", 10, (), dict(
+        parse=10, connections=10, reasons={"parse: invalid status code": 10})),
+    # HTTP/1.2: processed as HTTP/1.1 (RFC 9110 §2.5), keep-alive included.
+    "version_12": ("version_12", 10, (), dict(completed=10, connections=1,
+                                              bytes_read=10 * len(hostile.VERSION_12))),
+    # ---- bytes with no request outstanding (RFC 9112 §6.3, §9.3.2) ---------------------------
+    # They are no response: a protocol error of the connection (parse, "unsolicited data"), which
+    # is closed; the request before them completed, and none after them is blamed. The last
+    # connection's arrive when the run (-n) is over: not counted.
+    "long_body": ("long_body", 5, (), dict(
+        completed=5, connections=5, parse=4, unsolicited=4,
+        reasons={"parse: unsolicited data: bytes with no request outstanding": 4})),
+    "extra_response": ("extra_response", 5, (), dict(
+        completed=5, connections=5, parse=4, unsolicited=4,
+        reasons={"parse: unsolicited data: bytes with no request outstanding": 4})),
+    "idle_408": ("idle_408", 3, ("--think", "300ms"), dict(
+        completed=3, connections=3, parse=2, unsolicited=2,
+        reasons={"parse: unsolicited data: bytes with no request outstanding": 2})),
     # Content-Encoding is not hail's business; Transfer-Encoding with chunked last is chunked,
     # without chunked last the body runs to the close (RFC 9112 §6.3 r4).
     "gzip": ("gzip", 10, (), dict(completed=10, connections=1,
@@ -169,8 +194,10 @@ CASES = {
     # ---- the server ends keep-alive connections ---------------------------------------------
     # Every third response says Connection: close and the server closes: nothing lost.
     "close_every3": ("close_every3", 12, (), dict(completed=12, connections=4)),
-    # Pipelined: the request written behind the closing response is never answered: a read error.
-    "close_every3_p4": ("close_every3", 8, P4, dict(
+    # Pipelined: the request written behind the closing response is never answered: it goes
+    # again on the next connection (RFC 9112 §9.3.1).
+    "close_every3_p4": ("close_every3", 8, P4, dict(completed=8, retried=2, connections=3)),
+    "close_every3_p4_no_retry": ("close_every3", 8, P4 + ("--no-retry",), dict(
         completed=6, read=2, connections=2,
         reasons={"read: closed before response": 2})),
     # The server ignores the request's "Connection: close": hail must close anyway (RFC 9112
@@ -184,8 +211,14 @@ CASES = {
         completed=10, connections=1)),
     "ignore_close_http10_nka": ("ignore_close", 10, ("--http1.0", "--no-keepalive"), dict(
         completed=10, connections=10)),
-    # A keep-alive connection the server closes as the next request arrives: a read error.
-    "close_after2": ("close_after2", 9, (), dict(
+    # A keep-alive connection the server closes as the next request arrives: the server never saw
+    # the request, which goes once more on a new connection (RFC 9112 §9.3.1), counted as retried.
+    "close_after2": ("close_after2", 9, (), dict(completed=9, retried=4, connections=5)),
+    # ... unless --no-retry: a read error.
+    "close_after2_no_retry": ("close_after2", 9, ("--no-retry",), dict(
+        completed=6, read=3, connections=3, reasons={"read: closed before response": 3})),
+    # A POST may have had effects: never sent twice, a read error.
+    "close_after2_post": ("close_after2", 9, ("-m", "POST", "--body", "x"), dict(
         completed=6, read=3, connections=3, reasons={"read: closed before response": 3})),
     "close_after2_nka": ("close_after2", 9, NKA, dict(completed=9, connections=9)),
     # The server closes connections idle for 100 ms: while hail thinks between requests, that is
@@ -299,11 +332,12 @@ class EarlyResponseTest(HostileCase):
 
 class DurationRunTest(HostileCase):
     def test_server_closing_keepalive_connections_during_a_duration_run(self):
-        """-d instead of -n: every second request on a connection meets a close; the run still
-        adds up, with at most one request per connection in flight at the end."""
+        """-d instead of -n: every third request on a connection meets a close (with --no-retry:
+        a read error each); the run still adds up, with at most one request per connection in
+        flight at the end."""
         with HostileServer() as srv:
             run = run_hail(["-d", "1s", "-c", "2", "-t", "1", "--timeout", "1s", "--json", "-",
-                            "-q", srv.url + "/close_after2"], timeout=30)
+                            "-q", "--no-retry", srv.url + "/close_after2"], timeout=30)
             wait_until(lambda: srv.active() == 0, 5, what="the hostile server to go idle")
             stats = srv.stats()
         msg = describe(run) + "\nserver: %s" % stats
@@ -320,6 +354,26 @@ class DurationRunTest(HostileCase):
         self.assertLessEqual(abs(completed - 2 * read), 4, msg)
         self.assertGreaterEqual(r["connections_opened"], read, msg)
         self.assertLessEqual(r["connections_opened"], read + 2, msg)
+        self.assertGreaterEqual(stats["requests"], r["requests"]["attempted"] - 2, msg)
+
+    def test_retries_during_a_duration_run(self):
+        """The same with retries: no read error, every refused request sent again once, and the
+        server saw every send."""
+        with HostileServer() as srv:
+            run = run_hail(["-d", "1s", "-c", "2", "-t", "1", "--timeout", "1s", "--json", "-",
+                            "-q", srv.url + "/close_after2"], timeout=30)
+            wait_until(lambda: srv.active() == 0, 5, what="the hostile server to go idle")
+            stats = srv.stats()
+        msg = describe(run) + "\nserver: %s" % stats
+        self.assertEqual(run.code, 0, msg)
+        r = run.json
+        check_accounting(r, msg)
+        retried = r["requests"]["retried"]
+        completed = r["requests"]["completed"]
+        self.assertGreater(retried, 10, msg)
+        self.assertEqual({k: v for k, v in r["errors"].items() if v}, {}, msg)
+        # Two answered per connection, the third refused and sent again on the next one.
+        self.assertLessEqual(abs(completed - 2 * retried), 6, msg)
         self.assertGreaterEqual(stats["requests"], r["requests"]["attempted"] - 2, msg)
 
 

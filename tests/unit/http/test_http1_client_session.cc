@@ -140,14 +140,37 @@ TEST(Http1ClientSession, ConnectionCloseEndsReuse) {
   EXPECT_EQ(s.capacity(), 0u);
 }
 
-TEST(Http1ClientSession, BytesNobodyAskedForEndReuseSilently) {
+// Bytes with no request outstanding are not the next response (RFC 9112 §9.3.2): a protocol error
+// of the connection, whatever they look like; empty lines are tolerated (RFC 9112 §2.2).
+TEST(Http1ClientSession, BytesNobodyAskedForAreAProtocolErrorOfTheConnection) {
   Http1ClientSession s;
   s.reset();
   Recorder r;
   const std::string late = "HTTP/1.1 408 Request Timeout\r\n\r\n";
-  EXPECT_EQ(s.feed(late.data(), late.size(), r), SessionStatus::kOk);
+  EXPECT_EQ(s.feed(late.data(), late.size(), r), SessionStatus::kError);
   EXPECT_TRUE(r.events.empty());
   EXPECT_FALSE(s.reusable());
+  EXPECT_EQ(s.error(), ErrorClass::kParse);
+  EXPECT_STREQ(s.error_reason(), "unsolicited data: bytes with no request outstanding");
+
+  // A body longer than its Content-Length said: the response completes, the rest is unsolicited.
+  const RequestTemplate t = get_template("/x", "GET");
+  Http1ClientSession t2;
+  t2.reset();
+  t2.submit(0, t);
+  t2.consume_output(t.http1.size());
+  Recorder r2;
+  const std::string longer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhiEXTRA";
+  EXPECT_EQ(t2.feed(longer.data(), longer.size(), r2), SessionStatus::kError);
+  EXPECT_EQ(r2.events.back(), (Event{'c', 0, 200}));
+  EXPECT_EQ(t2.error(), ErrorClass::kParse);
+  EXPECT_EQ(t2.in_flight(), 0u);  // nothing for the connection to fail: the error is its own
+
+  Http1ClientSession blank;
+  blank.reset();
+  const std::string crlf = "\r\n\n";
+  EXPECT_EQ(blank.feed(crlf.data(), crlf.size(), r), SessionStatus::kOk);
+  EXPECT_TRUE(blank.reusable());
 }
 
 TEST(Http1ClientSession, AnAnswerBeforeTheRequestIsWrittenStopsTheRest) {
