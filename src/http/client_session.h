@@ -40,6 +40,12 @@ class SessionListener {
   // This request failed but the connection lives on (HTTP/2 RST_STREAM: ErrorClass::kStream, or a
   // stream refused by GOAWAY). `reason` has static storage.
   virtual void on_request_failed(uint32_t slot, ErrorClass error, const char* reason) = 0;
+  // The server did not process this request at all (HTTP/2: RST_STREAM with REFUSED_STREAM, or a
+  // stream above a GOAWAY's last stream id; RFC 9113 §8.7), so it may be sent again whatever its
+  // method. A listener that does not send it again fails it as a stream error.
+  virtual void on_request_refused(uint32_t slot, const char* reason) {
+    on_request_failed(slot, ErrorClass::kStream, reason);
+  }
 };
 
 enum class SessionStatus : uint8_t {

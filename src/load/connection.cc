@@ -472,22 +472,37 @@ void Connection::fail_or_retry_all(ErrorClass error, const char* reason) {
       on_request_failed(i, error, reason);
       continue;
     }
-    Retry r;
-    r.ticket = s.ticket;
-    r.request = s.request;
-    if (s.own && s.request == s.own.get()) r.own = std::move(s.own);
-    r.tag = s.tag;
-    retries_.push_back(std::move(r));
-    env_->sink->on_retry(s.ticket);
-    s.busy = false;
-    free_slots_.push_back(i);
-    --in_flight_;
+    queue_retry(i);
   }
   // In the order they were planned (pipelined requests keep their order).
   std::stable_sort(retries_.begin() + static_cast<std::ptrdiff_t>(first_new), retries_.end(),
                    [](const Retry& a, const Retry& b) {
                      return a.ticket.planned_ns < b.ticket.planned_ns;
                    });
+}
+
+void Connection::queue_retry(uint32_t slot) {
+  Slot& s = slots_[slot];
+  Retry r;
+  r.ticket = s.ticket;
+  r.request = s.request;
+  if (s.own && s.request == s.own.get()) r.own = std::move(s.own);
+  r.tag = s.tag;
+  retries_.push_back(std::move(r));
+  env_->sink->on_retry(s.ticket);
+  s.busy = false;
+  free_slots_.push_back(slot);
+  --in_flight_;
+}
+
+void Connection::on_request_refused(uint32_t slot, const char* reason) {
+  const Slot& s = slots_[slot];
+  // Refused means never processed (RFC 9113 §8.7): safe to send again whatever the method, once.
+  if (s.retried || !env_->retry_idempotent || finished() || !env_->pacer->keeps(index_)) {
+    on_request_failed(slot, ErrorClass::kStream, reason);
+    return;
+  }
+  queue_retry(slot);
 }
 
 void Connection::settle_retries() {

@@ -140,6 +140,8 @@ class Connection final : public IoHandler, private SessionListener {
   // on the next connection; the others fail.
   void fail_or_retry_all(ErrorClass error, const char* reason);
   bool retriable(const Slot& s) const;
+  // Moves the request in `slot` to the requests sent again first on this or the next connection.
+  void queue_retry(uint32_t slot);
   // The requests waiting to be sent again, when this connection will not open again: their
   // tickets go back to the pacer settled (the sends were counted as retried).
   void settle_retries();
@@ -162,6 +164,7 @@ class Connection final : public IoHandler, private SessionListener {
   void on_first_byte(uint32_t slot) override;
   void on_response_complete(uint32_t slot, int status, uint32_t interim) override;
   void on_request_failed(uint32_t slot, ErrorClass error, const char* reason) override;
+  void on_request_refused(uint32_t slot, const char* reason) override;
   void on_response_captured(uint32_t slot, int status,
                             const std::vector<std::pair<std::string, std::string>>& headers,
                             std::string_view body) override;
