@@ -5,6 +5,7 @@
 #include "cli/native_table.h"
 #include "core/url.h"
 #include "load/url_mix.h"
+#include "report/hlog_writer.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
 #include "report/timeseries_writer.h"
@@ -91,6 +92,7 @@ OutputOptions native_outputs(const NativeCommand& cmd) {
     output.files.push_back({cmd.timeseries_path, "--timeseries",
                             csv ? render_timeseries_csv : render_timeseries_jsonl});
   }
+  if (!cmd.hlog_path.empty()) output.files.push_back({cmd.hlog_path, "--hlog", render_hlog});
   return output;
 }
 

@@ -18,6 +18,7 @@ struct NativeCommand {
   RunOptions run;
   std::string json_path;        // empty: no JSON; "-": JSON on stdout instead of the text report
   std::string timeseries_path;  // empty: none; CSV or JSON Lines by extension
+  std::string hlog_path;        // empty: none; an HdrHistogram interval log (report/hlog_writer.h)
   bool quiet = false;
   bool show_help = false;
   bool show_version = false;
@@ -29,7 +30,7 @@ std::string native_usage();
 // Every flag of the table, for the test that checks README's flag table.
 std::vector<FlagName> native_flag_names();
 // Where the run's reports go: the text report (or the JSON one, with --json -) on stdout, and one
-// output file per --json FILE and --timeseries FILE.
+// output file per --json FILE, --timeseries FILE and --hlog FILE.
 OutputOptions native_outputs(const NativeCommand& cmd);
 
 }  // namespace hail

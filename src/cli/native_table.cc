@@ -264,6 +264,15 @@ Status set_timeseries(NativeState& s, const ParsedFlag& f) {
   return ok_status();
 }
 
+Status set_hlog(NativeState& s, const ParsedFlag& f) {
+  if (f.value.empty()) return make_error("--hlog needs a file name");
+  // stdout carries the report; a file named "-" would surprise.
+  if (f.value == "-") return make_error("--hlog writes a file, not stdout: name one");
+  s.cmd.hlog_path = f.value;
+  s.given.hlog = true;
+  return ok_status();
+}
+
 Status set_interval(NativeState& s, const ParsedFlag& f) {
   auto v = positive_duration(f);
   if (!v) return v.error();
@@ -397,6 +406,9 @@ constexpr NativeFlag kFlags[] = {
      "per-interval samples as CSV (.csv) or JSON Lines (.jsonl)"},
     {"", "interval", "T", set_interval,
      "time-series interval (default 1s, at least 10ms); the series is also\nin --json"},
+    {"", "hlog", "FILE", set_hlog,
+     "HdrHistogram interval log (format 1.3) of the measured intervals:\nlatency (with -R also "
+     "service and lag) per --interval, in ns"},
     {"q", "quiet", nullptr, set_command<&NativeCommand::quiet, true>, "no progress line"},
     {"h", "help", nullptr, set_command<&NativeCommand::show_help, true>, "this help"},
     {"V", "version", nullptr, set_command<&NativeCommand::show_version, true>, "print the version"},

@@ -162,7 +162,7 @@ Status validate(RunOptions& run, const GivenFlags& given) {
   if (run.think_ns != 0 && run.rate_per_s > 0) {
     return make_error("--think applies to the closed loop; with -R the rate sets the pacing");
   }
-  if (given.keep_series) run.interval_ns = given.interval_ns;
+  if (given.keep_series || given.hlog) run.interval_ns = given.interval_ns;
   return check_rate_mode(run, given);
 }
 

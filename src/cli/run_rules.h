@@ -38,6 +38,9 @@ struct GivenFlags {
   // --interval, --timeseries or --json: the series is written somewhere, so it is kept (it
   // costs a little per request).
   bool keep_series = false;
+  // --hlog: the interval log's lines are the windows, so it keeps the series too, cut every
+  // --interval (default 1s) like the time series it mirrors.
+  bool hlog = false;
 };
 
 // Cipher lists OpenSSL would refuse (a throw-away context is built to find out).

@@ -169,6 +169,8 @@ NATIVE_BAD_VALUES = [
     (["--timeseries", "", U], "--timeseries"),
     (["--timeseries", "out.txt", U], "--timeseries"),
     (["--timeseries", "noextension", U], "--timeseries"),
+    (["--hlog", "", U], "--hlog"),
+    (["--hlog", "-", U], "--hlog"),
     (["--h2", "--streams", "0", U], "--streams"),
     (["--h2", "--streams", "1001", U], "--streams"),
     (["--h2", "--streams", "x", U], "--streams"),
@@ -350,6 +352,12 @@ class CouldNotRunTest(unittest.TestCase):
         self.check(["--timeseries", os.path.join(missing, "s.csv"), url], ["--timeseries"])
         self.check(["--json", os.path.join(missing, "r.json"), url], ["--json"])
         self.check(["--json", self.tmp, url], ["--json"])  # a directory
+        self.assertEqual(os.listdir(self.tmp), [], "nothing may be left behind")
+
+    def test_hlog_in_a_missing_directory(self):
+        missing = os.path.join(self.tmp, "no", "such", "dir")
+        self.check(["--hlog", os.path.join(missing, "r.hlog"), self.server.url + "/bytes/1"],
+                   ["--hlog"])
         self.assertEqual(os.listdir(self.tmp), [], "nothing may be left behind")
 
     def test_a_run_that_never_started_leaves_output_files_alone(self):

@@ -154,6 +154,23 @@ TEST(NativeFlags, ThinkIntervalAndTimeseries) {
   EXPECT_EQ(parse_ok({"--interval", "250ms", "http://h/"}).run.interval_ns, 250'000'000ull);
 }
 
+TEST(NativeFlags, HlogKeepsTheSeriesAndIsAnOutput) {
+  NativeCommand c = parse_ok({"--hlog", "/tmp/run.hlog", "http://h/"});
+  EXPECT_EQ(c.hlog_path, "/tmp/run.hlog");
+  EXPECT_EQ(c.run.interval_ns, 1'000'000'000ull);  // the log's lines are the windows
+  EXPECT_EQ(parse_ok({"--hlog", "x", "--interval", "250ms", "http://h/"}).run.interval_ns,
+            250'000'000ull);
+  const OutputOptions out = native_outputs(c);
+  ASSERT_EQ(out.files.size(), 1u);
+  EXPECT_EQ(out.files[0].path, "/tmp/run.hlog");
+  EXPECT_STREQ(out.files[0].flag, "--hlog");
+  const RunResult empty;
+  EXPECT_TRUE(out.files[0].render(empty).starts_with("#[Logged with hail"));
+  EXPECT_NE(parse_err({"--hlog", "", "http://h/"}).find("--hlog needs a file name"),
+            std::string::npos);
+  EXPECT_NE(parse_err({"--hlog", "-", "http://h/"}).find("not stdout"), std::string::npos);
+}
+
 TEST(NativeFlags, ProtocolsAndTls) {
   NativeCommand h2 = parse_ok({"--h2", "--streams", "10", "--window-bits", "20", "http://h/"});
   EXPECT_EQ(h2.run.protocol, HttpProtocol::kHttp2);

@@ -52,6 +52,18 @@ TEST(RunRules, GivenDurationAndMethodStay) {
   EXPECT_EQ(run.interval_ns, 0u);  // no series kept unless written somewhere
 }
 
+TEST(RunRules, HlogKeepsTheSeriesAtTheInterval) {
+  RunOptions run = run_for("http://h/");
+  GivenFlags given;
+  given.hlog = true;  // no --interval: the default
+  ASSERT_TRUE(validate(run, given).ok());
+  EXPECT_EQ(run.interval_ns, kDefaultIntervalNs);
+  RunOptions other = run_for("http://h/");
+  given.interval_ns = 100'000'000;
+  ASSERT_TRUE(validate(other, given).ok());
+  EXPECT_EQ(other.interval_ns, 100'000'000u);
+}
+
 TEST(RunRules, StagesSetTheDuration) {
   RunOptions run = run_for("http://h/");
   run.stages = {{1'000'000'000, 10, false}, {2'000'000'000, 10, false}};
