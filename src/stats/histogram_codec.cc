@@ -224,12 +224,12 @@ Status decode_v2(std::span<const uint8_t> bytes, Histogram& into) {
     return make_error("histogram: payload of " + std::to_string(payload_bytes) +
                       " bytes past the end");
   }
-  if (get_be(p + 8, 4) != 0) return make_error("histogram: normalizing index offset not 0");
+  // The normalizing index offset (p + 8) only says how the writer rotated its own storage (the
+  // payload is in logical slot order), and the integer-to-double ratio (p + 32) only matters for
+  // double histograms: both are ignored, as HdrHistogram's own decoders do for integer counts
+  // (hdr-histogram-js writes an offset of 1 and the ratio as an integer).
   if (get_be(p + 12, 4) != 3) return make_error("histogram: significant digits not 3");
   if (get_be(p + 16, 8) != 1) return make_error("histogram: lowest discernible value not 1");
-  if (get_be(p + 32, 8) != std::bit_cast<uint64_t>(1.0)) {
-    return make_error("histogram: integer to double ratio not 1.0");
-  }
   return decode_counts(bytes.subspan(kV2HeaderBytes, payload_bytes), into);
 }
 

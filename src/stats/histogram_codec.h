@@ -35,8 +35,9 @@ inline constexpr uint32_t kV2EncodingCookie = 0x1c849313;
 inline constexpr size_t kV2HeaderBytes = 40;
 std::vector<uint8_t> encode_v2(const Histogram& histogram);
 // Adds a V2 encoding into `into`. Refuses other cookies and other layouts (lowest discernible value
-// other than 1, other significant digits, a normalizing offset, a ratio other than 1.0); the
-// highest trackable value may differ as long as every count fits into's slots.
+// other than 1, other significant digits); the highest trackable value may differ as long as every
+// count fits into's slots. The normalizing offset and the integer-to-double ratio are ignored (the
+// payload is in logical order; the ratio is for double histograms).
 Status decode_v2(std::span<const uint8_t> bytes, Histogram& into);
 
 // A histogram as the V2 counts payload plus what the payload cannot carry: the exact minimum and

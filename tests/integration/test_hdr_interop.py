@@ -109,10 +109,9 @@ class HistfStringsTest(unittest.TestCase):
                 self.js_strings(layout)
 
     # hdr-histogram-js 3.0.1 writes a normalizing index offset of 1 and the integer-to-double
-    # ratio as the integer 1 in its V2 header; HdrHistogram's Java decoder accepts both (for an
-    # integer histogram the offset only rotates storage, and the ratio is unused), hail's
-    # decode_v2 refuses them ("normalizing index offset not 0"). Once decode_v2 reads them these
-    # tests pass, and the markers must go (an unexpected success fails the suite).
+    # ratio as the integer 1 in its V2 header; HdrHistogram's Java decoder and hail's decode_v2
+    # ignore both (for an integer histogram the offset only rotates storage, and the ratio is
+    # unused).
     def check_js_layout_in_hail(self, layout):
         names, strings = self.js_strings(layout)
         self.check_decoded(parse_histograms(histf_tool("decode", strings)), names,
@@ -130,15 +129,12 @@ class HistfStringsTest(unittest.TestCase):
                                    "hdr-histogram-js's %s string (header normalized) decoded by "
                                    "hail" % layout)
 
-    @unittest.expectedFailure
     def test_js_strings_decode_in_hail_hail_layout(self):
         self.check_js_layout_in_hail("hail")
 
-    @unittest.expectedFailure
     def test_js_strings_decode_in_hail_packed_counts(self):
         self.check_js_layout_in_hail("packed")
 
-    @unittest.expectedFailure
     def test_js_strings_decode_in_hail_default_layout(self):
         self.check_js_layout_in_hail("default")
 

@@ -115,9 +115,9 @@ TEST(HdrString, RefusesWhatIsNotAHistogram) {
 // hdr-histogram-js 3.0.1 (npm) writes its V2 header with a normalizing index offset of 1 and the
 // integer-to-double ratio as the 64-bit integer 1; HdrHistogram's Java decoder reads such strings
 // (for an integer histogram the offset only rotates storage, and the ratio is unused), decode_v2
-// refuses them ("normalizing index offset not 0"). Disabled until decode_v2 reads them; the
-// interop test (tests/integration/test_hdr_interop.py) checks the same per layout.
-TEST(HdrString, DISABLED_DecodesHdrHistogramJsStrings) {
+// ignores both, as Java does; the interop test (tests/integration/test_hdr_interop.py) checks the
+// same per layout against the package itself.
+TEST(HdrString, DecodesHdrHistogramJsStrings) {
   // hdr.build({bitBucketSize: 64, lowestDiscernibleValue: 1, highestTrackableValue: 2 ** 42,
   // numberOfSignificantValueDigits: 3}) holding 0, 1, 2047 x3, 2048 x4 and 2^42 x5.
   const char* js = "HISTFAAAACx4nJNpmSzMwMDAxcDAwMjAwMDMAAGMDAwsDEiAkYnppzwbx9/3zFwAUKMEfg==";
