@@ -82,6 +82,15 @@ uint64_t ClosedLoopPacer::next_think_ns() {
   return v > 0 && v < 3.6e6 ? static_cast<uint64_t>(v) * kNsPerMs : 0;
 }
 
+void ClosedLoopPacer::retarget(double connections, uint64_t /*now_ns*/) {
+  if (host_.finished()) return;
+  // A level set by hand replaces any stage curve from here on.
+  if (target_timer_.armed()) host_.loop().cancel(target_timer_);
+  settings_.targets.reset();
+  const auto total = static_cast<uint64_t>(connections > 0 ? connections : 0);
+  apply_target(share_of(total));
+}
+
 uint32_t ClosedLoopPacer::share_of(uint64_t total) const {
   const uint64_t n = settings_.slice.count, i = settings_.slice.index;
   const uint64_t share = total / n + (i < total % n ? 1 : 0);

@@ -39,6 +39,8 @@ class ClosedLoopPacer final : public Pacer {
   void on_outcome(uint32_t c, const Ticket& ticket) override;
   uint64_t reconnect_delay_ns(uint32_t c) override;
   bool keeps(uint32_t c) const override { return c < target_; }
+  // A new total of open connections from now on (this worker's share of it).
+  void retarget(double connections, uint64_t now_ns) override;
   bool wants_open(uint32_t c) const override {
     return keeps(c) && !host_.finished() &&
            settings_.budget.room_for_connection(host_.connecting());

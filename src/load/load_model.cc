@@ -43,12 +43,14 @@ class RateModel final : public LoadModel {
     o.slice = WorkerSlice{share.index, plan.threads};
     const uint64_t seed = plan.options.seed != 0 ? plan.options.seed : mono_now_ns();
     std::mt19937_64 rng(seed + share.index);
+    std::mt19937_64 later(rng());  // for the schedules of retarget()
     if (plan.curve.empty()) {
       return std::make_unique<RatePacer>(
-          host, s, RateSchedule(plan.options.rate_per_s, plan.start_ns, o, rng));
+          host, s, RateSchedule(plan.options.rate_per_s, plan.start_ns, o, rng), o, later);
     }
     return std::make_unique<RatePacer>(
-        host, s, RateSchedule(StageCurve(plan.curve, plan.initial), plan.start_ns, o, rng));
+        host, s, RateSchedule(StageCurve(plan.curve, plan.initial), plan.start_ns, o, rng), o,
+        later);
   }
 };
 

@@ -87,6 +87,10 @@ class Pacer {
   virtual bool wants_open(uint32_t c) const = 0;
   // Planned requests still waiting for a connection (rate models); reported at the end.
   virtual uint64_t backlog() const { return 0; }
+  // The run's level changes from now on (hail search steps through levels on warm connections):
+  // the total rate of an open-loop model, the number of open connections of a closed loop. A
+  // model without a level ignores it.
+  virtual void retarget(double /*level*/, uint64_t /*now_ns*/) {}
 };
 
 }  // namespace hail

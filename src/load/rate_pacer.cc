@@ -14,10 +14,13 @@ constexpr uint64_t kMinWakeGapNs = 50 * kNsPerUs;
 constexpr size_t kInitialQueue = 1024;
 }  // namespace
 
-RatePacer::RatePacer(PacerHost& host, RateSettings settings, RateSchedule schedule)
+RatePacer::RatePacer(PacerHost& host, RateSettings settings, RateSchedule schedule,
+                     RateScheduleOptions options, std::mt19937_64 rng)
     : host_(host),
       settings_(std::move(settings)),
       schedule_(std::move(schedule)),
+      schedule_options_(options),
+      rng_(rng),
       budget_requests_(settings_.budget.left()),
       queue_(kInitialQueue),
       listed_(host.connection_count(), false) {
@@ -61,6 +64,13 @@ Grant RatePacer::acquire(uint32_t c, uint64_t /*now_ns*/, Ticket* ticket) {
   // Planning stops at the budget, so a measured request planned always finds its share.
   if (ticket->counted) settings_.budget.take();
   return Grant::kSend;
+}
+
+void RatePacer::retarget(double rate_per_s, uint64_t now_ns) {
+  if (host_.finished()) return;
+  // A fresh generator per level (drawn from the run's): Poisson gaps stay independent.
+  schedule_ = RateSchedule(rate_per_s, now_ns, schedule_options_, std::mt19937_64(rng_()));
+  host_.loop().arm(schedule_timer_, schedule_.next_planned_ns());
 }
 
 void RatePacer::on_outcome(uint32_t /*c*/, const Ticket& ticket) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "load/budget.h"
@@ -24,7 +25,9 @@ struct RateSettings {
 
 class RatePacer final : public Pacer {
  public:
-  RatePacer(PacerHost& host, RateSettings settings, RateSchedule schedule);
+  // options and rng: what the schedule was made with, to make the next one after retarget().
+  RatePacer(PacerHost& host, RateSettings settings, RateSchedule schedule,
+            RateScheduleOptions options = {}, std::mt19937_64 rng = std::mt19937_64{});
   ~RatePacer() override;
 
   void start(uint64_t now_ns) override;
@@ -37,6 +40,9 @@ class RatePacer final : public Pacer {
     return !host_.finished() && settings_.budget.room_for_connection(host_.connecting());
   }
   uint64_t backlog() const override { return queue_size_; }
+  // A new total rate from now_ns on: the plan restarts there at the new rate (this worker's
+  // slice of it); requests already planned keep their times.
+  void retarget(double rate_per_s, uint64_t now_ns) override;
 
  private:
   void plan_due(uint64_t now_ns);
@@ -51,6 +57,8 @@ class RatePacer final : public Pacer {
   PacerHost& host_;
   RateSettings settings_;
   RateSchedule schedule_;
+  RateScheduleOptions schedule_options_;
+  std::mt19937_64 rng_;
   uint64_t budget_requests_ = 0;  // the -n share, fixed at construction
   uint64_t counted_planned_ = 0;  // measured-phase requests planned so far (-n with -R)
   std::vector<uint64_t> queue_;   // ring of planned send times, capacity a power of two

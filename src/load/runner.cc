@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "load/collector.h"
+#include "load/live_run.h"
 #include "load/run_notes.h"
 #include "load/script_run.h"
 #include "load/worker.h"
@@ -57,6 +58,8 @@ void assign_requests(const RunPlan& plan, ScriptRun* script, uint32_t i, WorkerS
       requests, lines, std::vector<std::vector<uint32_t>>{all}, MixOrder::kRoundRobin, 0);
 }
 
+}  // namespace
+
 // The start step: one worker per share, each initialised (loop, TLS, connections, pacer).
 Result<std::vector<std::unique_ptr<Worker>>> make_workers(const RunPlan& plan, ScriptRun* script) {
   std::vector<std::unique_ptr<Worker>> workers;
@@ -76,8 +79,6 @@ Result<std::vector<std::unique_ptr<Worker>>> make_workers(const RunPlan& plan, S
   return workers;
 }
 
-}  // namespace
-
 void WindowMerger::absorb(const std::vector<std::unique_ptr<Worker>>& workers) {
   std::vector<WindowSeries::Window> intervals, steps;
   for (const auto& w : workers) {
@@ -96,42 +97,6 @@ void WindowMerger::add(std::vector<WindowStats>& rows,
 }
 
 namespace {
-
-// The supervise step: waits for every worker, calling the front-end's tick and merging the windows
-// the workers closed; true when the tick interrupted the run.
-bool supervise(const RunPlan& plan, const std::vector<std::unique_ptr<Worker>>& workers,
-               const TickFn& tick, WindowMerger& windows) {
-  bool interrupted = false;
-  bool script_failed = false;
-  for (;;) {
-    bool all_done = true;
-    RunProgress p;
-    p.elapsed_ns = mono_now_ns() - plan.start_ns;
-    p.warmup_ns = plan.options.warmup_ns;
-    for (const auto& w : workers) {
-      const WorkerProgress& wp = w->progress();
-      all_done = all_done && wp.done.load(std::memory_order_acquire);
-      p.completed += wp.completed.load(std::memory_order_relaxed);
-      p.errors += wp.errors.load(std::memory_order_relaxed);
-    }
-    if (all_done) return interrupted;
-    windows.absorb(workers);
-    if (!interrupted && tick && tick(p)) {
-      interrupted = true;
-      for (const auto& w : workers) w->stop();
-    }
-    // A script error in one thread ends the whole run (wrk.thread:stop() ends only its thread).
-    if (!script_failed) {
-      for (const auto& w : workers) {
-        script_failed = script_failed || w->progress().script_failed.load();
-      }
-      if (script_failed) {
-        for (const auto& w : workers) w->stop();
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::nanoseconds(kTickNs));
-  }
-}
 
 // What the connections spoke: HTTP/2 when every connection negotiated it, both when ALPN gave
 // some HTTP/2 and some HTTP/1.x.
@@ -226,51 +191,10 @@ RunResult merge_workers(const RunPlan& plan, const std::vector<std::unique_ptr<W
 
 Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
                            std::unique_ptr<ScriptRun>* script_out) {
-  // Plan.
-  auto planned = plan_run(options);
-  if (!planned) return planned.error();
-  RunPlan& plan = planned.value();
-  std::unique_ptr<ScriptRun> script;
-  if (!options.script_path.empty() || options.wrk_requests) {
-    auto prepared =
-        ScriptRun::prepare(options, plan.targets.groups.front().addresses, plan.threads);
-    if (!prepared) return prepared.error();
-    script = std::move(prepared.value());
-    // Scripts' requests are pipelined when one request() returns several (wrk's pipelining).
-    plan.sessions.pipeline = std::max(plan.sessions.pipeline, script->pipeline());
-  }
-  plan.start_clock(mono_now_ns(), unix_now_ns());
-
-  // Start.
-  auto made = make_workers(plan, script.get());
-  if (!made) return made.error();
-  std::vector<std::unique_ptr<Worker>>& workers = made.value();
-  std::vector<std::thread> pool;
-  pool.reserve(workers.size());
-  for (auto& w : workers) pool.emplace_back([wp = w.get()] { wp->run(); });
-
-  // Supervise.
-  WindowMerger windows(plan.start_ns);
-  const bool interrupted = supervise(plan, workers, tick, windows);
-  for (auto& t : pool) t.join();
-
-  // Merge.
-  RunResult result = merge_workers(plan, workers, windows);
-  result.interrupted = interrupted;
-  const RunClock clock{plan.start_ns, plan.start_unix_ns};
-  for (const auto& factory : options.collectors) factory->finish(clock);
-
-  // Annotate.
-  RunFacts facts;
-  facts.authority = options.url.authority();
-  facts.gave_up = std::all_of(workers.begin(), workers.end(),
-                              [](const auto& w) { return w->summary().gave_up; });
-  facts.script_delay_ignored = script && options.rate_per_s > 0 && script->thread(0)->has_delay();
-  facts.threads = plan.threads;
-  facts.usable_cpus = usable_cpus();
-  result.notes = run_notes(result, facts);
-  if (script_out != nullptr) *script_out = std::move(script);
-  return result;
+  auto live = LiveRun::start(options);
+  if (!live) return live.error();
+  while (!(*live)->poll(tick)) std::this_thread::sleep_for(std::chrono::nanoseconds(kTickNs));
+  return (*live)->finish(script_out);
 }
 
 }  // namespace hail

@@ -1,7 +1,8 @@
 // Runner: turns RunOptions into a finished RunResult, in five steps — plan (resolve targets, split
 // the load over workers: run_plan.h), start (one Worker thread per -t), supervise (the front-end's
 // tick a few times a second, SIGINT, script failures), merge (the workers' measurements into one
-// result) and annotate (notes from the merged data: run_notes.h). Called from the main thread; it
+// result) and annotate (notes from the merged data: run_notes.h); live_run.h holds a run between
+// its start and its end for callers that steer it (hail search). Called from the main thread; it
 // never prints.
 #pragma once
 
@@ -48,6 +49,9 @@ class WindowMerger {
   void absorb(const std::vector<std::unique_ptr<Worker>>& workers);
   std::vector<WindowStats> take_intervals() { return std::move(intervals_); }
   std::vector<WindowStats> take_steps() { return std::move(steps_); }
+  // The time series merged so far: a window is whole once every worker's has come
+  // (WindowStats::sources == the number of workers).
+  const std::vector<WindowStats>& intervals() const { return intervals_; }
 
  private:
   void add(std::vector<WindowStats>& rows, const std::vector<WindowSeries::Window>& closed) const;
@@ -56,6 +60,10 @@ class WindowMerger {
   std::vector<WindowStats> intervals_;
   std::vector<WindowStats> steps_;
 };
+
+// The start step: one worker per share of the plan, each initialised (loop, TLS, connections,
+// pacer); the script's thread states go to their workers.
+Result<std::vector<std::unique_ptr<Worker>>> make_workers(const RunPlan& plan, ScriptRun* script);
 
 // The merge step: the workers' measurements and summaries, after every one has stopped, as one
 // result (what was asked for comes from the plan; windows are the merger's, given their targets).

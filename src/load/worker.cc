@@ -141,6 +141,12 @@ void Worker::take_closed_windows(std::vector<WindowSeries::Window>* intervals,
   *steps = sink_->windows().steps().take_closed();
 }
 
+void Worker::retarget(double level) {
+  loop_->post([this, level] {
+    if (!finished_) pacer_->retarget(level, loop_->refresh_now_ns());
+  });
+}
+
 void Worker::stop() {
   loop_->post([this] { finish(loop_->refresh_now_ns()); });
 }

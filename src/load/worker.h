@@ -71,6 +71,8 @@ class Worker final : private PacerHost, private ConnectionHost {
   void run();
   // Thread-safe: end the measured phase now (SIGINT).
   void stop();
+  // Thread-safe: the load model's level changes (Pacer::retarget) as soon as the worker sees it.
+  void retarget(double level);
 
   const MeasurementSink& sink() const { return *sink_; }
   const WorkerProgress& progress() const { return progress_; }

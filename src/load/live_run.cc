@@ -1,0 +1,113 @@
+#include "load/live_run.h"
+
+#include <algorithm>
+
+#include "core/clock.h"
+#include "load/collector.h"
+#include "load/run_notes.h"
+#include "load/script_run.h"
+#include "load/worker.h"
+
+namespace hail {
+
+Result<std::unique_ptr<LiveRun>> LiveRun::start(const RunOptions& options) {
+  auto planned = plan_run(options);
+  if (!planned) return planned.error();
+  std::unique_ptr<LiveRun> run(new LiveRun());
+  run->plan_ = std::move(planned.value());
+  RunPlan& plan = run->plan_;
+  if (!options.script_path.empty() || options.wrk_requests) {
+    auto prepared =
+        ScriptRun::prepare(options, plan.targets.groups.front().addresses, plan.threads);
+    if (!prepared) return prepared.error();
+    run->script_ = std::move(prepared.value());
+    // Scripts' requests are pipelined when one request() returns several (wrk's pipelining).
+    plan.sessions.pipeline = std::max(plan.sessions.pipeline, run->script_->pipeline());
+  }
+  plan.start_clock(mono_now_ns(), unix_now_ns());
+  auto made = make_workers(plan, run->script_.get());
+  if (!made) return made.error();
+  run->workers_ = std::move(made.value());
+  run->windows_ = WindowMerger(plan.start_ns);
+  run->threads_.reserve(run->workers_.size());
+  for (auto& w : run->workers_) run->threads_.emplace_back([wp = w.get()] { wp->run(); });
+  return run;
+}
+
+LiveRun::~LiveRun() {
+  if (threads_.empty()) return;
+  stop();
+  join();
+}
+
+RunProgress LiveRun::progress() const {
+  RunProgress p;
+  p.elapsed_ns = mono_now_ns() - plan_.start_ns;
+  p.warmup_ns = plan_.options.warmup_ns;
+  for (const auto& w : workers_) {
+    const WorkerProgress& wp = w->progress();
+    p.completed += wp.completed.load(std::memory_order_relaxed);
+    p.errors += wp.errors.load(std::memory_order_relaxed);
+  }
+  return p;
+}
+
+bool LiveRun::poll(const TickFn& tick) {
+  if (done_) return true;
+  bool all_done = true;
+  for (const auto& w : workers_)
+    all_done = all_done && w->progress().done.load(std::memory_order_acquire);
+  if (all_done) {
+    done_ = true;
+    return true;
+  }
+  windows_.absorb(workers_);
+  if (!interrupted_ && tick && tick(progress())) {
+    interrupted_ = true;
+    stop();
+  }
+  // A script error in one thread ends the whole run (wrk.thread:stop() ends only its thread).
+  if (!script_failed_) {
+    for (const auto& w : workers_) {
+      script_failed_ = script_failed_ || w->progress().script_failed.load();
+    }
+    if (script_failed_) stop();
+  }
+  return false;
+}
+
+void LiveRun::retarget(double level) {
+  for (const auto& w : workers_) w->retarget(level);
+}
+
+void LiveRun::stop() {
+  for (const auto& w : workers_) w->stop();
+}
+
+void LiveRun::join() {
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+RunResult LiveRun::finish(std::unique_ptr<ScriptRun>* script_out) {
+  join();
+  // Merge.
+  RunResult result = merge_workers(plan_, workers_, windows_);
+  result.interrupted = interrupted_;
+  const RunOptions& options = plan_.options;
+  const RunClock clock{plan_.start_ns, plan_.start_unix_ns};
+  for (const auto& factory : options.collectors) factory->finish(clock);
+  // Annotate.
+  RunFacts facts;
+  facts.authority = options.url.authority();
+  facts.gave_up = std::all_of(workers_.begin(), workers_.end(),
+                              [](const auto& w) { return w->summary().gave_up; });
+  facts.script_delay_ignored = script_ && options.rate_per_s > 0 && script_->thread(0)->has_delay();
+  facts.threads = plan_.threads;
+  facts.usable_cpus = usable_cpus();
+  result.notes = run_notes(result, facts);
+  if (script_out != nullptr) *script_out = std::move(script_);
+  return result;
+}
+
+}  // namespace hail
