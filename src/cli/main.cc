@@ -1,7 +1,7 @@
-// hail's entry point: picks the front-end (native flags, `serve`, `demo`, `wrk`, `ab`, `webbench`,
-// or theirs when started under the name "wrk", "ab" or "webbench") and maps its outcome to the exit
-// status (native: 0 ran, 1 could not run, 2 usage; the other tools' front-ends use their tool's
-// statuses). Main thread.
+// hail's entry point: picks the front-end (native flags, `serve`, `demo`, `report`, `merge`, `wrk`,
+// `ab`, `webbench`, or theirs when started under the name "wrk", "ab" or "webbench") and maps its
+// outcome to the exit status (native: 0 ran, 1 could not run, 2 usage; the other tools' front-ends
+// use their tool's statuses). Main thread.
 #include <signal.h>
 
 #include <cstdio>
@@ -11,6 +11,7 @@
 
 #include "cli/ab_command.h"
 #include "cli/native_flags.h"
+#include "cli/result_commands.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
 #include "cli/version.h"
@@ -44,6 +45,12 @@ int main(int argc, char** argv) {
   }
   if (!args.empty() && args[0] == "demo") {
     return run_demo_command({args.begin() + 1, args.end()});
+  }
+  if (!args.empty() && args[0] == "report") {
+    return run_report_command({args.begin() + 1, args.end()});
+  }
+  if (!args.empty() && args[0] == "merge") {
+    return run_merge_command({args.begin() + 1, args.end()});
   }
   auto cmd = parse_native_flags(args);
   if (!cmd) {

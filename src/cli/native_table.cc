@@ -428,6 +428,8 @@ std::string native_usage() {
          "       hail wrk [wrk options] URL   wrk 4.1's command line and report (docs/compat.md)\n"
          "       hail serve [options]     built-in target server (hail serve --help)\n"
          "       hail demo                benchmark the built-in server for about 5 s\n"
+         "       hail report RESULT.json  print a run saved with --json again\n"
+         "       hail merge A.json B.json ...  combine saved runs exactly\n"
          "\n"
          "Load one URL over HTTP/1.x or HTTP/2, cleartext or TLS, and report throughput, latency\n"
          "percentiles and every error.\n"

@@ -1,6 +1,7 @@
 #include "report/json_report.h"
 
 #include "report/error_reason_text.h"
+#include "report/json_exact.h"
 #include "report/json_writer.h"
 #include "report/percentiles.h"
 #include "report/timeseries_writer.h"
@@ -90,18 +91,24 @@ void write_tags(JsonWriter& j, const RunResult& r) {
     for (const auto& [code, count] : t.status_codes) j.value(std::to_string(code), count);
     j.end_object();
     write_distribution(j, "latency_us", t.latency);
+    write_tag_histograms(j, t);
     j.end_object();
   }
   j.end_array();
 }
 }  // namespace
 
-std::string render_json_report(const RunResult& r) {
+std::string render_json_report(const RunResult& result) {
+  return render_json_document(ResultDocument{result, HAIL_VERSION_STRING, std::nullopt});
+}
+
+std::string render_json_document(const ResultDocument& doc) {
+  const RunResult& r = doc.result;
   const Counters& c = r.counters;
   JsonWriter j;
   j.begin_object();
   j.value("schema", kJsonSchema);
-  j.value("version", HAIL_VERSION_STRING);
+  j.value("version", doc.version);
   j.value("url", r.url);
   j.value("method", r.method);
   const ProtocolSet& p = r.protocols;
@@ -177,6 +184,7 @@ std::string render_json_report(const RunResult& r) {
   j.value("naps", r.naps);
   j.value("max_nap_us", static_cast<double>(r.max_nap_ns) / 1e3);
   j.end_object();
+  write_exact_block(j, doc);
   if (!r.steps.empty()) write_stages(j, r);
   if (!r.tags.empty()) write_tags(j, r);
   j.begin_array("notes");

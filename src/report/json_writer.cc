@@ -1,5 +1,6 @@
 #include "report/json_writer.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -7,9 +8,55 @@
 
 namespace hail {
 
+namespace {
+
+// The length of the valid UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms, no
+// surrogates, nothing above U+10FFFF), or 0 when the bytes there are not one.
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  const auto byte = [&s](size_t at) { return static_cast<unsigned char>(s[at]); };
+  const unsigned char lead = byte(i);
+  size_t length = 0;
+  unsigned char low = 0x80;
+  unsigned char high = 0xbf;  // the range of the second byte
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    if (lead == 0xe0) low = 0xa0;   // overlong
+    if (lead == 0xed) high = 0x9f;  // surrogates
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    if (lead == 0xf0) low = 0x90;   // overlong
+    if (lead == 0xf4) high = 0x8f;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + length > s.size()) return 0;
+  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (size_t k = 2; k < length; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) return 0;
+  }
+  return length;
+}
+
+}  // namespace
+
+// JSON text is UTF-8: a byte that is not part of valid UTF-8 (a script's binary tag name) becomes
+// U+FFFD, so that every JSON reader, hail's own included, reads the document.
 void JsonWriter::append_escaped(std::string& out, std::string_view s) {
   out.push_back('"');
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const size_t length = utf8_sequence_length(s, i);
+      if (length == 0) {
+        out += "\\ufffd";
+      } else {
+        out.append(s.substr(i, length));
+        i += length - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"':
         out += "\\\"";
@@ -114,6 +161,20 @@ JsonWriter& JsonWriter::value(std::string_view key, double v) {
   }
   // Three decimals: microsecond values keep nanosecond resolution, rates keep 1/1000.
   out_ += string_printf("%.3f", v);
+  return *this;
+}
+
+JsonWriter& JsonWriter::exact(std::string_view key, double v) {
+  prefix(key);
+  if (!std::isfinite(v)) {
+    out_ += "null";
+    return *this;
+  }
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  const std::string_view text(buf, static_cast<size_t>(end - buf));
+  out_ += text;
+  if (text.find_first_of(".e") == std::string_view::npos) out_ += ".0";
   return *this;
 }
 

@@ -1,5 +1,6 @@
 // JsonWriter: a minimal streaming JSON emitter for the reports (objects, arrays, strings with full
-// escaping, integers, finite doubles). Single owner, any thread; no allocation beyond the output.
+// escaping and valid UTF-8, integers, finite doubles rounded or exact). Single owner, any thread;
+// no allocation beyond the output.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,11 @@ class JsonWriter {
   JsonWriter& value(std::string_view key, uint32_t v) {
     return value(key, static_cast<uint64_t>(v));
   }
+  // Three decimals (the reports' derived numbers: rates, microseconds, seconds).
   JsonWriter& value(std::string_view key, double v);
+  // The shortest text that reads back as exactly `v` (std::to_chars), always with a '.' or an
+  // exponent so that it reads as a decimal: for inputs kept as doubles, which must round-trip.
+  JsonWriter& exact(std::string_view key, double v);
   JsonWriter& value(std::string_view key, bool v);
   JsonWriter& null(std::string_view key);
   // Array elements.

@@ -142,10 +142,14 @@ void tag_table(std::string& out, const RunResult& r) {
 }
 }  // namespace
 
-std::string render_text_report(const RunResult& r) {
+std::string render_text_report(const RunResult& result) {
+  return render_text_report(result, HAIL_VERSION_STRING);
+}
+
+std::string render_text_report(const RunResult& r, std::string_view hail_version) {
   const Counters& c = r.counters;
   std::string out;
-  line(out, "hail %s: %s test @ %s", HAIL_VERSION_STRING,
+  line(out, "hail %s: %s test @ %s", std::string(hail_version).c_str(),
        r.requests_target ? (std::to_string(r.requests_target) + " requests").c_str()
                          : dur(r.duration_target_ns).c_str(),
        r.url.c_str());

@@ -482,7 +482,7 @@ class ReportTest(unittest.TestCase):
             with open(path) as f:
                 report = json.load(f)
             check_accounting(report)
-            self.assertEqual(report["schema"], "hail/1")
+            self.assertEqual(report["schema"], "hail/2")
             self.assertEqual(report["requests"]["completed"], 100)
             self.assertRegex(run.stdout, r"\b100 requests in ")
         finally:

@@ -48,7 +48,7 @@ class ServeCountsTest(unittest.TestCase):
         self.assertEqual(delta["connections"], 10, (delta, describe(run)))
         self.assertAlmostEqual(r["duration_s"], 1.0, delta=0.3, msg=describe(run))
         self.assertFalse(r["interrupted"], describe(run))
-        self.assertEqual(r["schema"], "hail/1")
+        self.assertEqual(r["schema"], "hail/2")
         self.assertEqual(r["url"], self.server.url + "/bytes/100")
         self.assertEqual((r["method"], r["http_version"], r["keep_alive"]), ("GET", "1.1", True))
         self.assertEqual((r["connections"], r["threads"]), (10, 1))

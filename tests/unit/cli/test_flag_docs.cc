@@ -14,6 +14,7 @@
 
 #include "cli/ab_flags.h"
 #include "cli/native_flags.h"
+#include "cli/result_commands.h"
 #include "cli/serve_flags.h"
 #include "cli/webbench_flags.h"
 #include "cli/wrk_flags.h"
@@ -188,10 +189,13 @@ TEST(FlagDocs, ReadmeFrontEndSectionsNameEveryFlag) {
   check_section("### `hail webbench`", webbench_flag_names());
 }
 
-TEST(FlagDocs, ReadmeServeSynopsisIsTheFlagTable) {
-  const std::string text = section(readme(), "## Built-in target server: `hail serve`");
-  const size_t start = text.find("    hail serve ");
-  ASSERT_NE(start, std::string::npos);
+// The --flags of the synopsis in `heading`'s section that starts with `command` (up to the blank
+// line after it) against a table's flags.
+void check_synopsis(const std::string& heading, const std::string& command,
+                    const std::vector<FlagName>& flags) {
+  const std::string text = section(readme(), heading);
+  const size_t start = text.find("    " + command + " ");
+  ASSERT_NE(start, std::string::npos) << heading << " has no synopsis of " << command;
   const std::string synopsis = text.substr(start, text.find("\n\n", start) - start);
   std::set<std::string> documented;
   static const std::regex kFlag("--[a-z0-9-]+");
@@ -200,8 +204,19 @@ TEST(FlagDocs, ReadmeServeSynopsisIsTheFlagTable) {
     documented.insert(m->str());
   }
   std::set<std::string> table;
-  for (const FlagName& f : serve_flag_names()) table.insert(f.name);
-  EXPECT_EQ(documented, table) << "README:" << joined(documented) << "\ntable:" << joined(table);
+  for (const FlagName& f : flags) table.insert(f.name);
+  EXPECT_EQ(documented, table) << command << " README:" << joined(documented)
+                               << "\ntable:" << joined(table);
+}
+
+TEST(FlagDocs, ReadmeServeSynopsisIsTheFlagTable) {
+  check_synopsis("## Built-in target server: `hail serve`", "hail serve", serve_flag_names());
+}
+
+TEST(FlagDocs, ReadmeReportAndMergeSynopsesAreTheFlagTables) {
+  const std::string heading = "## Saved results: `hail report` and `hail merge`";
+  check_synopsis(heading, "hail report", report_flag_names());
+  check_synopsis(heading, "hail merge", merge_flag_names());
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ TEST(JsonWriter, EscapesAndNests) {
 
 TEST(JsonReport, HasTheDocumentedShape) {
   std::string json = render_json_report(sample_result());
-  for (const char* needle : {"\"schema\": \"hail/1\"",
+  for (const char* needle : {"\"schema\": \"hail/2\"",
                              "\"url\": \"http://127.0.0.1:8080/index.html\"",
                              "\"duration_s\": 10.000",
                              "\"connections\": 50",

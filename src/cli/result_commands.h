@@ -1,0 +1,32 @@
+// `hail report RESULT.json` (a saved run's reports again) and `hail merge A.json B.json ...`
+// (saved runs combined exactly), each through its flag table. Exit statuses: 0 done, 1 an output
+// could not be written, 2 a usage error or an input refused (one line). Owner: cli. Main thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/flag_table.h"
+#include "core/result.h"
+
+namespace hail {
+
+struct ResultCommand {
+  std::vector<std::string> inputs;  // report: exactly one; merge: at least one
+  std::string json_path;            // empty: none; "-": the JSON on stdout instead of the text
+};
+
+// `args` are the words after "report" / "merge" (-h/--help is the caller's to handle).
+Result<ResultCommand> parse_report_flags(const std::vector<std::string>& args);
+Result<ResultCommand> parse_merge_flags(const std::vector<std::string>& args);
+
+int run_report_command(const std::vector<std::string>& args);
+int run_merge_command(const std::vector<std::string>& args);
+
+// Usage texts, rendered from the flag tables, and the tables' flags for the README test.
+std::string report_usage();
+std::string merge_usage();
+std::vector<FlagName> report_flag_names();
+std::vector<FlagName> merge_flag_names();
+
+}  // namespace hail
