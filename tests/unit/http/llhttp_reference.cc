@@ -360,6 +360,7 @@ bool LlhttpResponseParser::on_head_complete() {
     if (capture_active_) headers_.clear();
     init_llhttp();
     state_ = State::kHead;
+    status_line_pos_ = -1;  // the next head has a status line of its own, to be rewritten too
     return true;
   }
   status_ = status;
