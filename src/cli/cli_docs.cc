@@ -4,6 +4,7 @@
 
 #include "cli/ab_flags.h"
 #include "cli/native_flags.h"
+#include "cli/result_commands.h"
 #include "cli/serve_flags.h"
 #include "cli/webbench_flags.h"
 #include "cli/wrk_flags.h"
@@ -64,6 +65,15 @@ std::vector<CommandDoc> command_docs() {
                   "Usage: hail demo\n",
                   {},
                   false});
+  docs.push_back({"report", "hail report [options] RESULT.json",
+                  "Prints a run saved with --json again (its text report, its JSON, its "
+                  "HdrHistogram interval log).",
+                  report_usage(), report_flag_names(), false, true});
+  docs.push_back({"merge", "hail merge [options] A.json B.json ...",
+                  "Combines runs saved with --json (shards of one test, or runs one after "
+                  "another) into one exact result: counts and histograms add up, time series "
+                  "align on the wall clock.",
+                  merge_usage(), merge_flag_names(), false, true});
   docs.push_back({"wrk", "hail wrk [wrk options] URL",
                   "wrk 4.1's command line and report, on hail's engine (also when hail is started "
                   "under the name wrk). Differences from wrk: docs/compat.md.",
@@ -215,6 +225,7 @@ std::string render_zsh_completion(const std::vector<CommandDoc>& commands) {
       out += " \\\n    '" + name + action + "'";
     }
     if (c.takes_url) out += " \\\n    '*:URL: '";
+    if (c.takes_files) out += " \\\n    '*:result file:_files'";
     out += "\n}\n\n";
   }
   out += "_hail() {\n  if (( CURRENT == 2 )); then\n    local -a commands\n    commands=(";

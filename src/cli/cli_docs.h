@@ -17,7 +17,8 @@ struct CommandDoc {
   std::string summary;   // one paragraph, plain text
   std::string usage;     // its --help text, as printed
   std::vector<FlagName> flags;
-  bool takes_url = false;  // a URL (or file) argument follows the flags
+  bool takes_url = false;    // a URL argument follows the flags
+  bool takes_files = false;  // file arguments follow the flags (completed as file names)
 };
 
 // Every command of hail's command line, the native run first.

@@ -9,6 +9,7 @@
 
 #include "cli/flag_values.h"
 #include "cli/run_command.h"
+#include "report/hlog_writer.h"
 #include "report/json_reader.h"
 #include "report/json_report.h"
 #include "report/run_merge.h"
@@ -30,16 +31,26 @@ Status set_json(ResultCommand& c, const ParsedFlag& f) {
   return ok_status();
 }
 
-// Fields: short name, long name, value name, handler, help. (The lead adds --hlog to hail merge
-// here once report/hlog_writer.h is merged: {"", "hlog", "FILE", ..., "..."}, and its output in
-// write_outputs().)
+Status set_hlog(ResultCommand& c, const ParsedFlag& f) {
+  if (f.value.empty()) return make_error("--hlog needs a file name");
+  if (f.value == "-") return make_error("--hlog writes a file, not stdout: name one");
+  c.hlog_path = f.value;
+  return ok_status();
+}
+
+// Fields: short name, long name, value name, handler, help.
 constexpr ResultFlag kReportFlags[] = {
     {"", "json", "FILE|-", set_json,
      "write the run's JSON report again to FILE (\"-\": to stdout instead of\nthe text)"},
+    {"", "hlog", "FILE", set_hlog,
+     "write the run's measured windows as an HdrHistogram interval log"},
 };
 constexpr ResultFlag kMergeFlags[] = {
     {"", "json", "FILE|-", set_json,
      "write the merged result's JSON report to FILE (\"-\": to stdout instead\nof the text)"},
+    {"", "hlog", "FILE", set_hlog,
+     "write the merged windows as an HdrHistogram interval log (inputs saved\nwith their time "
+     "series)"},
 };
 
 constexpr UsageLayout kLayout{SyntaxStyle::kServe, 2, 24, 1};
@@ -74,20 +85,28 @@ Result<ResultDocument> read_document(const std::string& path) {
   return doc;
 }
 
-bool write_file(const char* command, const std::string& path, const std::string& text) {
+bool write_file(const char* command, const char* flag, const std::string& path,
+                const std::string& text) {
   errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (out) out << text;
   if (out) out.close();
   if (out) return true;
   const int err = errno;
-  std::fprintf(stderr, "hail %s: cannot write --json file %s%s%s\n", command, quote(path).c_str(),
-               err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "");
+  std::fprintf(stderr, "hail %s: cannot write %s file %s%s%s\n", command, flag,
+               quote(path).c_str(), err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "");
   return false;
 }
 
-// The text report on stdout (or the JSON with --json -), then the --json file.
+// The text report on stdout (or the JSON with --json -), then the --json and --hlog files.
 int write_outputs(const char* command, const ResultCommand& cmd, const ResultDocument& doc) {
+  if (!cmd.hlog_path.empty() && doc.result.intervals.empty()) {
+    std::fprintf(stderr,
+                 "hail %s: --hlog: the result has no time series to log (no measured "
+                 "--interval window)\n",
+                 command);
+    return kExitUsage;
+  }
   if (cmd.json_path == "-") {
     std::fputs(render_json_document(doc).c_str(), stdout);
   } else {
@@ -95,7 +114,11 @@ int write_outputs(const char* command, const ResultCommand& cmd, const ResultDoc
   }
   std::fflush(stdout);
   if (!cmd.json_path.empty() && cmd.json_path != "-" &&
-      !write_file(command, cmd.json_path, render_json_document(doc))) {
+      !write_file(command, "--json", cmd.json_path, render_json_document(doc))) {
+    return kExitCouldNotRun;
+  }
+  if (!cmd.hlog_path.empty() &&
+      !write_file(command, "--hlog", cmd.hlog_path, render_hlog(doc.result))) {
     return kExitCouldNotRun;
   }
   return kExitOk;

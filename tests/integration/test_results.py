@@ -271,6 +271,37 @@ class MergeTest(ResultFiles):
         self.assertEqual(sum(w["completed"] for w in windows if not w["warmup"]), completed)
         self.assertEqual(len(merged["timeseries"]), len(windows))
 
+    def test_hlog_from_saved_results(self):
+        """hail report --hlog writes, byte for byte, the interval log the run wrote itself; hail
+        merge --hlog writes one log whose windows hold both runs' responses."""
+        with HailServer() as srv:
+            logs = []
+            for name in ("a", "b"):
+                hlog = self.path(name + ".hlog")
+                self.saved_run(name + ".json", ["-c", "2", "-d", "1s", "--interval", "250ms",
+                                                "--hlog", hlog, srv.url + "/bytes/10"])
+                logs.append(hlog)
+        again = self.path("again.hlog")
+        report = run_hail(["report", self.path("a.json"), "--hlog", again])
+        self.assertEqual(report.code, 0, describe(report))
+        with open(logs[0]) as f, open(again) as g:
+            self.assertEqual(g.read(), f.read())
+        merged = self.path("merged.hlog")
+        merge = run_hail(["merge", self.path("a.json"), self.path("b.json"), "--hlog", merged])
+        self.assertEqual(merge.code, 0, describe(merge))
+        docs = []
+        for name in ("a", "b"):
+            with open(self.path(name + ".json")) as f:
+                docs.append(json.load(f))
+        with open(merged) as f:
+            lines = [l for l in f.read().splitlines() if l.startswith("Tag=latency,")]
+        measured = sum(1 for d in docs for w in d["windows"]["intervals"] if not w["warmup"])
+        # Two runs one after another: their windows sit on one grid, none shares a cell.
+        self.assertEqual(len(lines), measured)
+        # --hlog needs a file; and a result without windows has nothing to log.
+        one_line_refusal(self, run_hail(["merge", self.path("a.json"), "--hlog", "-"]),
+                         "--hlog writes a file")
+
     def test_refusals(self):
         with HailServer() as srv:
             _, good = self.saved_run("good.json", ["-c", "1", "-d", "300ms", "--interval", "100ms",
