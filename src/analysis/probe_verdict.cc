@@ -1,0 +1,161 @@
+#include "analysis/probe_verdict.h"
+
+#include "analysis/slo_eval.h"
+#include "core/strings.h"
+
+namespace hail {
+
+namespace {
+
+bool at_most(SloOp op) { return op == SloOp::kLess || op == SloOp::kLessEqual; }
+bool at_least(SloOp op) { return op == SloOp::kGreater || op == SloOp::kGreaterEqual; }
+
+const EncodedHistogram* distribution_of(const WindowStats& w, SloMetric metric) {
+  switch (metric) {
+    case SloMetric::kLatency:
+      return &w.latency;
+    case SloMetric::kService:
+      return &w.service;
+    case SloMetric::kLag:
+      return &w.lag;
+    default:
+      return nullptr;
+  }
+}
+
+uint64_t failures(const WindowStats& w) { return w.error_total() + w.status_errors; }
+
+// The confidence judgement of one threshold, when it has one (see the header); nullopt: the
+// point value decides.
+std::optional<ProportionJudgement> proportion_judgement(const SloThreshold& t,
+                                                        std::span<const WindowStats> windows,
+                                                        const JudgeOptions& options) {
+  if (t.for_ns > 0 || t.over_ns > 0 || !at_most(t.op)) return std::nullopt;
+  std::vector<WindowCount> counts;
+  counts.reserve(windows.size());
+  if (t.metric == SloMetric::kErrorRate) {
+    for (const WindowStats& w : windows) counts.push_back({w.completed + w.error_total(), failures(w)});
+    return judge_proportion(counts, t.limit, options);
+  }
+  if (!t.is_distribution() || t.stat != SloStat::kPercentile) return std::nullopt;
+  Histogram scratch;
+  for (const WindowStats& w : windows) {
+    const EncodedHistogram* e = distribution_of(w, t.metric);
+    if (e == nullptr) return std::nullopt;
+    scratch.reset();
+    e->add_to(scratch);
+    const uint64_t limit_ns = t.limit >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(t.limit);
+    counts.push_back({scratch.count(), count_above(scratch, limit_ns)});
+  }
+  return judge_proportion(counts, 1.0 - t.percentile / 100.0, options);
+}
+
+std::optional<MeanJudgement> rate_judgement(const SloThreshold& t,
+                                            std::span<const WindowStats> windows,
+                                            const JudgeOptions& options) {
+  if (t.metric != SloMetric::kRps || t.for_ns > 0 || t.over_ns > 0) return std::nullopt;
+  if (!at_most(t.op) && !at_least(t.op)) return std::nullopt;
+  std::vector<double> rates;
+  for (const WindowStats& w : windows) rates.push_back(w.requests_per_s());
+  return judge_window_mean(rates, t.limit, at_least(t.op) ? Bound::kAtLeast : Bound::kAtMost,
+                           options);
+}
+
+void fill_stats(std::span<const WindowStats> windows, ProbeJudgementResult& r) {
+  Histogram latency;
+  Histogram lag;
+  uint64_t completed = 0;
+  uint64_t outcomes = 0;
+  uint64_t failed = 0;
+  uint64_t span_ns = 0;
+  for (const WindowStats& w : windows) {
+    w.latency.add_to(latency);
+    w.lag.add_to(lag);
+    completed += w.completed;
+    outcomes += w.completed + w.error_total();
+    failed += failures(w);
+    span_ns += w.duration_ns();
+  }
+  r.stats.p50_ns = latency.value_at_percentile(50);
+  r.stats.p90_ns = latency.value_at_percentile(90);
+  r.stats.p99_ns = latency.value_at_percentile(99);
+  r.stats.p999_ns = latency.value_at_percentile(99.9);
+  r.stats.max_ns = latency.max();
+  r.stats.lag_p99_ns = lag.value_at_percentile(99);
+  r.stats.error_rate = outcomes > 0 ? static_cast<double>(failed) / static_cast<double>(outcomes) : 0;
+  const double seconds = static_cast<double>(span_ns) / 1e9;
+  r.achieved_per_s = seconds > 0 ? static_cast<double>(completed) / seconds : 0;
+  r.outcomes_per_s = seconds > 0 ? static_cast<double>(outcomes) / seconds : 0;
+}
+
+}  // namespace
+
+Status check_searchable(const SloThreshold& t) {
+  if (!t.tag.empty()) {
+    return make_error(quote(t.text) +
+                      ": hail search judges each probe from its time series, which has no "
+                      "per-tag windows");
+  }
+  if (!slo_metric_in_windows(t.metric)) {
+    return make_error(quote(t.text) + ": " + t.metric_label() +
+                      " has no per-window data; hail search judges latency, service, lag, "
+                      "error_rate, rps and the error counts");
+  }
+  return ok_status();
+}
+
+ProbeJudgementResult judge_probe(const std::vector<SloThreshold>& thresholds,
+                                 std::span<const WindowStats> windows,
+                                 const JudgeOptions& options) {
+  ProbeJudgementResult r;
+  fill_stats(windows, r);
+  uint64_t outcomes = 0;
+  WindowStats totals;
+  for (const WindowStats& w : windows) {
+    outcomes += w.completed + w.error_total();
+    merge_window(totals, w);
+  }
+  if (windows.empty() || outcomes == 0) {
+    r.judgement = Judgement::kInconclusive;
+    r.reason = "no request completed or failed while measuring";
+    return r;
+  }
+  SloEvaluator evaluator(thresholds, windows.front().start_ns);
+  for (const WindowStats& w : windows) evaluator.add_window(w);
+  const SloReport point = evaluator.finish(totals);
+
+  Judgement overall = Judgement::kPass;
+  std::string fail_reason;
+  std::string unsure_reason;
+  for (size_t i = 0; i < thresholds.size() && i < point.checks.size(); ++i) {
+    const SloThreshold& t = thresholds[i];
+    const SloCheck& check = point.checks[i];
+    const std::string value =
+        check.value ? format_slo_value(t, *check.value) : std::string("no samples");
+    Judgement j = check.ok ? Judgement::kPass : Judgement::kFail;
+    std::string why = t.text + ": " + value;
+    if (auto p = proportion_judgement(t, windows, options)) {
+      j = p->judgement;
+      if (j == Judgement::kInconclusive) {
+        why += string_printf(" (%.3g%% over the limit, %.3g%%..%.3g%% at %.0f%% confidence)",
+                             p->fraction * 100, p->interval.low * 100, p->interval.high * 100,
+                             options.confidence * 100);
+      }
+    } else if (auto m = rate_judgement(t, windows, options)) {
+      j = m->judgement;
+      if (j == Judgement::kInconclusive) {
+        why += string_printf(" (windows' mean %.1f, %.1f..%.1f)", m->mean, m->interval.low,
+                             m->interval.high);
+      }
+    }
+    if (j == Judgement::kFail && fail_reason.empty()) fail_reason = why;
+    if (j == Judgement::kInconclusive && unsure_reason.empty()) unsure_reason = why;
+    overall = combine(overall, j);
+  }
+  r.judgement = overall;
+  if (overall == Judgement::kFail) r.reason = fail_reason;
+  if (overall == Judgement::kInconclusive) r.reason = unsure_reason;
+  return r;
+}
+
+}  // namespace hail
