@@ -6,6 +6,7 @@
 #include "core/url.h"
 #include "load/url_mix.h"
 #include "report/hlog_writer.h"
+#include "report/verdict_report.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
 #include "report/timeseries_writer.h"
@@ -72,7 +73,13 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   if (Status st = apply_words(s, parsed.value()); !st) return st.error();
   cmd.run.request.path = cmd.run.url.path;
   cmd.run.request.authority = cmd.run.url.authority();
-  s.given.keep_series = s.interval_given || !cmd.timeseries_path.empty() || !cmd.json_path.empty();
+  // Thresholds judged over windows (over, for, first breaches, --slo-abort) need the series.
+  s.given.keep_series = s.interval_given || !cmd.timeseries_path.empty() ||
+                        !cmd.json_path.empty() || !cmd.slo.empty();
+  if (cmd.slo_abort && cmd.slo.empty()) return make_error("--slo-abort needs at least one --slo");
+  if (!cmd.junit_path.empty() && cmd.slo.empty()) {
+    return make_error("--junit needs at least one --slo (its test cases are the thresholds)");
+  }
   if (Status st = validate(cmd.run, s.given); !st) return st.error();
   return cmd;
 }
@@ -93,6 +100,9 @@ OutputOptions native_outputs(const NativeCommand& cmd) {
                             csv ? render_timeseries_csv : render_timeseries_jsonl});
   }
   if (!cmd.hlog_path.empty()) output.files.push_back({cmd.hlog_path, "--hlog", render_hlog});
+  if (!cmd.junit_path.empty()) output.files.push_back({cmd.junit_path, "--junit", render_junit});
+  output.slo = cmd.slo;
+  output.slo_abort = cmd.slo_abort;
   return output;
 }
 

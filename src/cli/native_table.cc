@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "analysis/slo_expr.h"
 #include "cli/flag_values.h"
 #include "core/numbers.h"
 #include "core/units.h"
@@ -273,6 +274,20 @@ Status set_hlog(NativeState& s, const ParsedFlag& f) {
   return ok_status();
 }
 
+// Checked now, so that a typo fails in a second with the expression's own message.
+Status add_slo(NativeState& s, const ParsedFlag& f) {
+  auto threshold = parse_slo(f.value);
+  if (!threshold) return make_error(f.spelled + " " + threshold.error().message);
+  s.cmd.slo.push_back(threshold->text);
+  return ok_status();
+}
+
+Status set_junit(NativeState& s, const ParsedFlag& f) {
+  if (f.value.empty() || f.value == "-") return make_error("--junit needs a file name");
+  s.cmd.junit_path = f.value;
+  return ok_status();
+}
+
 Status set_interval(NativeState& s, const ParsedFlag& f) {
   auto v = positive_duration(f);
   if (!v) return v.error();
@@ -400,6 +415,13 @@ constexpr NativeFlag kFlags[] = {
      "check the certificate and host name (off by default, like wrk)"},
     {"", "cacert", "FILE", tls_only<set_cacert>,
      "trust the PEM certificates in FILE (implies --verify)"},
+    {"", "slo", "EXPR", add_slo,
+     "a threshold the run must meet (repeatable): p(99)<10ms, error_rate<0.1%,\nrps>=5000, "
+     "p99<20ms over 10s, ... (see README); exit status 99 when one\nfails, 98 when hail was the "
+     "limit", "Verdicts:"},
+    {"", "slo-abort", nullptr, set_command<&NativeCommand::slo_abort, true>,
+     "stop the run as soon as a threshold can no longer pass"},
+    {"", "junit", "FILE", set_junit, "the thresholds as JUnit XML test cases, for CI"},
     {"", "json", "FILE|-", set_json,
      "write the JSON report to FILE (\"-\": to stdout instead of the text)", "Output:"},
     {"", "timeseries", "FILE", set_timeseries,

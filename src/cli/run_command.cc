@@ -10,10 +10,14 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <thread>
 #include <vector>
 
+#include "analysis/run_verdicts.h"
+#include "cli/slo_watch.h"
 #include "core/clock.h"
 #include "load/collectors.h"
+#include "load/live_run.h"
 #include "load/runner.h"
 #include "load/script_run.h"
 #include "report/text_report.h"
@@ -40,7 +44,12 @@ void block_stop_signals() {
 int exit_status_for(const RunResult& result) {
   const Counters& c = result.counters;
   if (c.connections_opened == 0 && c.completed == 0) return kExitCouldNotRun;
-  return kExitOk;
+  if (result.slo.empty()) return kExitOk;
+  const RunVerdicts verdicts = judge_run(result);
+  // A generator that could not keep up makes a pass as doubtful as a failure: the server was not
+  // offered the load the thresholds were meant for.
+  if (verdicts.health.limited_by_hail) return kExitGeneratorLimited;
+  return verdicts.slo_ok() ? kExitOk : kExitSloFailed;
 }
 
 namespace {
@@ -240,15 +249,30 @@ int run_and_report(const RunOptions& given, const OutputOptions& output) {
   };
   ScriptStdout script_stdout(!options.script_path.empty() && output.stdout_is_data);
   std::unique_ptr<ScriptRun> script;
-  auto result = run_load(options, tick, &script);
-  progress.clear();
-  if (!result) {
+  auto live = LiveRun::start(options);
+  if (!live) {
+    progress.clear();
     for (OutputFile& file : files) discard_output(file);
-    std::fprintf(stderr, "hail: %s\n", result.error().message.c_str());
+    std::fprintf(stderr, "hail: %s\n", live.error().message.c_str());
     return kExitCouldNotRun;
   }
-  return report_run(options, output, result.value(), script.get(),
-                    rates ? &rates->samples() : nullptr, script_stdout, files);
+  SloWatch watch(output.slo_abort ? output.slo : std::vector<std::string>{});
+  std::string abort_reason;
+  while (!(*live)->poll(tick)) {
+    if (abort_reason.empty()) {
+      if (auto why = watch.check((*live)->intervals(), (*live)->workers())) {
+        abort_reason = *why;
+        (*live)->stop();
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  RunResult result = (*live)->finish(&script);
+  progress.clear();
+  result.slo = output.slo;
+  result.slo_abort = abort_reason;
+  return report_run(options, output, result, script.get(), rates ? &rates->samples() : nullptr,
+                    script_stdout, files);
 }
 
 }  // namespace hail

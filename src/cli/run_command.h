@@ -31,12 +31,20 @@ struct OutputOptions {
   // stdout carries a document to be parsed (--json -): what a script prints goes to stderr.
   bool stdout_is_data = false;
   std::vector<Output> files;  // written in this order after the report
+  // --slo thresholds (parsed already: analysis/slo_expr.h), stamped on the result before its
+  // reports; with slo_abort the run stops as soon as one can no longer pass.
+  std::vector<std::string> slo;
+  bool slo_abort = false;
 };
 
 // Exit statuses shared by all front-ends.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitCouldNotRun = 1;
 inline constexpr int kExitUsage = 2;
+// A run with --slo: hail itself was the limit (generator health), so the thresholds could not be
+// judged; and a threshold failed (k6's status, so CI scripts carry over).
+inline constexpr int kExitGeneratorLimited = 98;
+inline constexpr int kExitSloFailed = 99;
 
 // Blocks SIGINT and SIGTERM in the calling thread (and so in every thread it starts later), so that
 // the runner's tick can collect them synchronously.
@@ -48,7 +56,8 @@ bool stop_signal_pending();
 // Runs the load and prints the reports; returns the process exit status.
 int run_and_report(const RunOptions& options, const OutputOptions& output);
 
-// Exit status for a finished run: 1 when nothing could be done (no connection ever opened).
+// Exit status for a finished run: 1 when nothing could be done (no connection ever opened); with
+// thresholds, 98 when hail was the limit, else 99 when one failed.
 int exit_status_for(const RunResult& result);
 
 }  // namespace hail

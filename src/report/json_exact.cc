@@ -154,6 +154,12 @@ void write_exact_block(JsonWriter& j, const ResultDocument& doc) {
   j.value("interval_ns", r.interval_ns);
   j.value("max_nap_ns", r.max_nap_ns);
   j.value("script_error", r.script_error);
+  if (!r.slo.empty()) {
+    j.begin_array("slo_thresholds");
+    for (const std::string& expr : r.slo) j.element(expr);
+    j.end_array();
+  }
+  if (!r.slo_abort.empty()) j.value("slo_abort", r.slo_abort);
   write_counters(j, r.counters);
   write_error_reasons(j, r.error_reasons);
   write_run_histograms(j, r);

@@ -308,6 +308,13 @@ void read_settings(const JsonNode& doc, RunResult& r) {
   r.interval_ns = span_ns(doc, "interval_ns");
   r.max_nap_ns = span_ns(doc, "max_nap_ns");
   r.script_error = doc.string("script_error");
+  // Written only when --slo was given (and by hail versions that know it).
+  if (std::optional<JsonNode> slo = doc.find("slo_thresholds")) {
+    for (size_t i = 0, n = slo->array_size(); i < n; ++i) {
+      r.slo.push_back(slo->element(i).string());
+    }
+  }
+  if (std::optional<JsonNode> abort = doc.find("slo_abort")) r.slo_abort = abort->string();
   if (std::optional<JsonNode> tls = doc.find("tls")) {
     r.tls_version = tls->string("version");
     r.tls_cipher = tls->string("cipher");

@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "report/error_reason_text.h"
 #include "report/percentiles.h"
+#include "report/verdict_report.h"
 
 #ifndef HAIL_VERSION_STRING
 #define HAIL_VERSION_STRING "0.0.0"
@@ -251,6 +252,11 @@ std::string render_text_report(const RunResult& r, std::string_view hail_version
          static_cast<unsigned long long>(r.naps), static_cast<double>(r.max_nap_ns) / 1e3);
   }
   for (const auto& note : r.notes) line(out, "  Note: %s", note.c_str());
+  if (!r.slo.empty()) {
+    out.push_back('\n');
+    out += render_verdicts_text(r, judge_run(r));
+    out.pop_back();  // the report ends with its last line
+  }
   return out;
 }
 

@@ -83,6 +83,8 @@ void merge_into(RunResult& into, const RunResult& other) {
   merge_windows_by_index(into.steps, other.steps);
 
   if (into.script_error.empty()) into.script_error = other.script_error;
+  if (into.slo.empty()) into.slo = other.slo;
+  if (into.slo_abort.empty()) into.slo_abort = other.slo_abort;
   merge_tags(into.tags, other.tags);
 
   into.max_worker_cpu_utilization =

@@ -88,6 +88,12 @@ struct RunResult {
   // A script hook failed during the run and stopped it: "file:line: message".
   std::string script_error;
 
+  // --slo thresholds, as written. Reports evaluate them against this result (analysis/slo_eval.h),
+  // so a saved or merged run's verdict is recomputed from its data, never copied. slo_abort: why
+  // --slo-abort stopped the run (`"max<1s": max reached 2.00s at 5.0 s`), empty when it did not.
+  std::vector<std::string> slo;
+  std::string slo_abort;
+
   // Per-tag rows (--urls lines, Lua hail.tag): in the order worker 0 interned them, then new
   // names from the other workers; "(other)" last. Empty when nothing was tagged.
   std::vector<TagResult> tags;
@@ -131,7 +137,7 @@ struct RunResult {
   //   time first).
   // - Extremes and flags: duration_ns, max_nap_ns and max_worker_cpu_utilization are the larger,
   //   start_unix_ns the earlier (0 is unknown), interrupted if either was; script_error,
-  //   tls_version and tls_cipher are the first known.
+  //   slo_abort, tls_version and tls_cipher are the first known; slo (the thresholds) too.
   // - notes are not merged: the runner writes them from the merged data.
   void merge(const RunResult& other);
 

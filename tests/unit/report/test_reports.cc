@@ -115,7 +115,7 @@ TEST(Reports, RateModeAddsTargetAchievedBacklogAndTwoDistributions) {
                              "\"backlog\": 12345678", "\"service_time_us\"", "\"lag_us\""}) {
     EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
   }
-  EXPECT_EQ(render_json_report(sample_result()).find("\"rate\""), std::string::npos);
+  EXPECT_EQ(render_json_report(sample_result()).find("\"rate\": {"), std::string::npos);
 }
 
 }  // namespace

@@ -95,6 +95,8 @@ RunResult full(uint64_t k) {
   r.ladder = k == 1;
   r.target_unit = k == 1 ? "req/s" : "connections";
   r.script_error = k == 1 ? "" : "x.lua:1: boom";  // first known: 2's
+  if (k == 2) r.slo = {"p(99)<10ms", "error_rate<1%"};  // first known: 2's
+  r.slo_abort = k == 1 ? "" : "\"max<1s\": max was 2s by 3.0 s";
   if (k == 1) {
     r.tags = {tag("a", 1, 1'000), tag(std::string(TagTable::kOtherName), 1, 9'000)};
   } else {
@@ -110,7 +112,7 @@ RunResult full(uint64_t k) {
 TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   // A field added to RunResult changes its size: give it a rule in merge() and a check here, then
   // update this figure.
-  EXPECT_EQ(sizeof(RunResult), 968u) << "a RunResult field was added or removed";
+  EXPECT_EQ(sizeof(RunResult), 1024u) << "a RunResult field was added or removed";
 
   RunResult m = full(1);
   m.merge(full(2));
@@ -174,6 +176,8 @@ TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   EXPECT_EQ(m.tls_version, "TLSv1.3");
   EXPECT_EQ(m.tls_cipher, "CIPHER-1");
   EXPECT_EQ(m.script_error, "x.lua:1: boom");
+  EXPECT_EQ(m.slo, (std::vector<std::string>{"p(99)<10ms", "error_rate<1%"}));
+  EXPECT_EQ(m.slo_abort, "\"max<1s\": max was 2s by 3.0 s");
   // Tags by name, first-use order, "(other)" last.
   ASSERT_EQ(m.tags.size(), 3u);
   EXPECT_EQ(m.tags[0].name, "a");
