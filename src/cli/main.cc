@@ -12,6 +12,7 @@
 #include "cli/ab_command.h"
 #include "cli/native_flags.h"
 #include "cli/result_commands.h"
+#include "cli/search_command.h"
 #include "cli/run_command.h"
 #include "cli/serve_command.h"
 #include "cli/version.h"
@@ -48,6 +49,9 @@ int main(int argc, char** argv) {
   }
   if (!args.empty() && args[0] == "report") {
     return run_report_command({args.begin() + 1, args.end()});
+  }
+  if (!args.empty() && args[0] == "search") {
+    return run_search_command({args.begin() + 1, args.end()});
   }
   if (!args.empty() && args[0] == "merge") {
     return run_merge_command({args.begin() + 1, args.end()});
