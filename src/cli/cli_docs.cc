@@ -5,6 +5,7 @@
 #include "cli/ab_flags.h"
 #include "cli/native_flags.h"
 #include "cli/result_commands.h"
+#include "cli/search_command.h"
 #include "cli/serve_flags.h"
 #include "cli/webbench_flags.h"
 #include "cli/wrk_flags.h"
@@ -65,6 +66,11 @@ std::vector<CommandDoc> command_docs() {
                   "Usage: hail demo\n",
                   {},
                   false});
+  docs.push_back({"search", "hail search --slo EXPR [search options] [run options] URL",
+                  "Finds the highest open-loop rate (or number of connections) at which every "
+                  "--slo threshold holds: one run probed level after level on warm connections, "
+                  "bracketed, bisected, inconclusive probes measured longer, the answer confirmed.",
+                  search_usage(), search_flag_names(), true});
   docs.push_back({"report", "hail report [options] RESULT.json",
                   "Prints a run saved with --json again (its text report, its JSON, its "
                   "HdrHistogram interval log).",
@@ -112,6 +118,9 @@ std::string render_man_scdoc(const std::vector<CommandDoc>& commands) {
       "*1*\n\thail could not run: no connection could ever be opened, the host does not "
       "resolve, a resource limit, a script error, an output file that cannot be written.\n\n"
       "*2*\n\tA usage error: one line on standard error names the bad flag or value.\n\n"
+      "*98*\n\tWith --slo (and in hail search): hail itself was the limit (generator health), so "
+      "the thresholds were not judged on the load they were meant for.\n\n"
+      "*99*\n\tWith --slo: a threshold failed; hail search: no level met every threshold.\n\n"
       "*hail wrk*, *hail ab* and *hail webbench* exit as the tools they stand in for.\n\n"
       "# FILES\n\n"
       "*--json* writes the run as a JSON document whose *schema* key names its version; "

@@ -389,8 +389,12 @@ std::string search_usage() {
          "limit, 1 hail could not run, 2 a usage error.\n";
 }
 
+std::vector<FlagName> search_own_flag_names() {
+  return flag_names(std::span<const SearchFlag>(kSearchFlags));
+}
+
 std::vector<FlagName> search_flag_names() {
-  std::vector<FlagName> names = flag_names(std::span<const SearchFlag>(kSearchFlags));
+  std::vector<FlagName> names = search_own_flag_names();
   for (FlagName& n : native_flag_names()) {
     bool skip = false;
     for (const char* r : kRefused) skip = skip || n.name == r;

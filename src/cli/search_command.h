@@ -28,5 +28,7 @@ int run_search_command(const std::vector<std::string>& args);
 std::string search_usage();
 // The search's own flags and every native run flag it accepts, for the docs and completions.
 std::vector<FlagName> search_flag_names();
+// The search's own flags only (the README's synopsis).
+std::vector<FlagName> search_own_flag_names();
 
 }  // namespace hail

@@ -90,7 +90,8 @@ def help_texts():
              "ab": run([hail, "ab", "-h"]).stderr,
              "webbench": run([hail, "webbench", "--help"]).stderr,
              "report": run([hail, "report", "--help"]).stdout,
-             "merge": run([hail, "merge", "--help"]).stdout}
+             "merge": run([hail, "merge", "--help"]).stdout,
+             "search": run([hail, "search", "--help"]).stdout}
     for name, text in texts.items():
         assert "-" in text, "no help text for %r" % name
     return texts
@@ -129,7 +130,8 @@ class CompletionTest(unittest.TestCase):
         self.assertIn("-F _hail hail", out.stdout)
 
     def test_subcommands_flags_values_and_files(self):
-        self.assertEqual(self.complete("se"), ["serve"])
+        self.assertEqual(sorted(self.complete("se")), ["search", "serve"])
+        self.assertEqual(self.complete("search", "--by", ""), ["rate", "connections"])
         self.assertIn("--connections", self.complete("--conn"))
         self.assertEqual(self.complete("--arrival", ""), ["fixed", "poisson"])
         self.assertEqual(self.complete("--mix", "r"), ["random", "round-robin"])

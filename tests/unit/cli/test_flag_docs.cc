@@ -15,6 +15,7 @@
 #include "cli/ab_flags.h"
 #include "cli/native_flags.h"
 #include "cli/result_commands.h"
+#include "cli/search_command.h"
 #include "cli/serve_flags.h"
 #include "cli/webbench_flags.h"
 #include "cli/wrk_flags.h"
@@ -207,6 +208,13 @@ void check_synopsis(const std::string& heading, const std::string& command,
   for (const FlagName& f : flags) table.insert(f.name);
   EXPECT_EQ(documented, table) << command << " README:" << joined(documented)
                                << "\ntable:" << joined(table);
+}
+
+TEST(FlagDocs, ReadmeSearchSynopsisIsTheFlagTable) {
+  std::vector<FlagName> flags = search_own_flag_names();
+  flags.push_back({"--slo", 0, true, true});
+  check_synopsis("## Verdicts: thresholds (`--slo`) and capacity search (`hail search`)",
+                 "hail search", flags);
 }
 
 TEST(FlagDocs, ReadmeServeSynopsisIsTheFlagTable) {
