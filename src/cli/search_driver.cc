@@ -239,7 +239,15 @@ void Driver::finish() {
 Result<SearchRunResult> run_search(const SearchPlan& plan, const SearchHooks& hooks) {
   auto controller = SearchController::create(plan.config);
   if (!controller) return controller.error();
-  Driver driver(plan, hooks);
+  // The progress line names the bracket so far, which only the controller knows.
+  SearchHooks with_bracket = hooks;
+  std::string bracket;
+  if (hooks.on_tick) {
+    with_bracket.on_tick = [&](const std::string& line) {
+      hooks.on_tick(line + bracket);
+    };
+  }
+  Driver driver(plan, with_bracket);
   SearchRunResult out;
   for (;;) {
     const SearchStep step = controller->next();
@@ -256,10 +264,13 @@ Result<SearchRunResult> run_search(const SearchPlan& plan, const SearchHooks& ho
       break;
     }
     controller->record(outcome.value());
-    if (hooks.on_probe) {
-      const SearchVerdict so_far = controller->verdict();
-      if (!so_far.probes.empty()) hooks.on_probe(so_far.probes.back(), so_far.probes.size());
+    const SearchVerdict so_far = controller->verdict();
+    if (hooks.on_probe && !so_far.probes.empty()) {
+      hooks.on_probe(so_far.probes.back(), so_far.probes.size());
     }
+    bracket = so_far.upper > 0 ? string_printf(", bracket [%g, %g)", so_far.lower, so_far.upper)
+              : so_far.lower > 0 ? string_printf(", passing up to %g", so_far.lower)
+                                 : std::string();
   }
   driver.finish();
   out.threads = driver.threads();
