@@ -174,10 +174,30 @@ bool native_takes_value(const std::string& arg) {
   return false;
 }
 
+// A bare --connections (no number after it), or --by connections, anywhere before "--".
+bool connections_search(const std::vector<std::string>& args) {
+  bool by_connections = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    const bool has_next = i + 1 < args.size();
+    if (a == "--connections") {
+      if (!has_next || !parse_scaled_decimal(args[i + 1]).has_value()) by_connections = true;
+    } else if (a == "--by" && has_next) {
+      by_connections = args[i + 1] == "connections";
+    } else if (a.starts_with("--by=")) {
+      by_connections = a == "--by=connections";
+    }
+    if (native_takes_value(a) && has_next) ++i;
+  }
+  return by_connections;
+}
+
 // The search's own flags out of `args`; the rest, in order, for the native parser.
 Result<std::vector<std::string>> take_search_flags(SearchState& s,
                                                    const std::vector<std::string>& args) {
   std::vector<std::string> rest;
+  const bool by_connections = connections_search(args);
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -197,8 +217,7 @@ Result<std::vector<std::string>> take_search_flags(SearchState& s,
     }
     if (a == "--max-connections" || a.starts_with("--max-connections=")) {
       // In a connections search it is the highest level; in a rate search, the pool's limit.
-      if (s.by_connections || std::find(args.begin(), args.end(), "--connections") != args.end() ||
-          std::find(args.begin(), args.end(), "--by=connections") != args.end()) {
+      if (by_connections) {
         const bool inline_value = a.size() > 17;
         if (!inline_value && i + 1 == args.size()) {
           return make_error("--max-connections needs a value");
