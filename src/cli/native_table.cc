@@ -371,7 +371,8 @@ constexpr NativeFlag kFlags[] = {
     {"", "http1.0", nullptr, set_request<&RequestSpec::http_minor, 0>,
      "send HTTP/1.0 requests (keep-alive asked with Connection: keep-alive)"},
     {"", "no-keepalive", nullptr, set_request<&RequestSpec::keep_alive, false>,
-     "a new connection per request (like ab without -k)"},
+     "a new connection per request (like ab without -k; HTTP/1: over TLS\nALPN offers only "
+     "http/1.1)"},
     {"", "no-retry", nullptr, set_run<&RunOptions::retry_idempotent, false>,
      "a reused connection closed before a response is a read error (default:\nsend an "
      "idempotent request once more on a new connection, RFC 9112 9.3.1)"},

@@ -49,6 +49,21 @@ Status check_protocols(const RunOptions& run, const GivenFlags& given) {
   return ok_status();
 }
 
+// One connection per request is an HTTP/1 measurement (ab without -k: the cost of a connect, and
+// a handshake, per request). HTTP/2 carries every request of a connection on it, so over TLS
+// --no-keepalive offers only http/1.1 in ALPN, and --h2 with it is refused rather than measured as
+// something it is not.
+Status apply_no_keepalive(RunOptions& run) {
+  if (run.request.keep_alive || run.http09) return ok_status();
+  if (run.protocol == HttpProtocol::kHttp2) {
+    return make_error(
+        "--no-keepalive and --h2 given together: HTTP/2 sends many requests on each connection; "
+        "for one connection per request leave out --h2 (HTTP/1.1)");
+  }
+  if (run.url.scheme == "https") run.protocol = HttpProtocol::kHttp1;
+  return ok_status();
+}
+
 // Version range and cipher lists that OpenSSL would refuse: usage errors found now, not when the
 // first worker builds its context (which only reads files: --cacert is checked then).
 Status check_tls(const TlsClientConfig& tls, const GivenFlags& given) {
@@ -151,6 +166,7 @@ Status validate(RunOptions& run, const GivenFlags& given) {
   if (!run.script_path.empty() && run.http09) {
     return make_error("--http0.9 and -s given together: scripts send HTTP/1.x requests");
   }
+  if (Status st = apply_no_keepalive(run); !st) return st;
   if (Status st = check_protocols(run, given); !st) return st;
   if (Status st = check_tls(run.tls, given); !st) return st;
   if (Status st = apply_http09(run, given); !st) return st;

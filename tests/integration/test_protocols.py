@@ -67,6 +67,21 @@ class ProtocolsNginxTest(unittest.TestCase):
         self.assertEqual({e.protocol for e in entries}, {"HTTP/1.1"})
         self.assertEqual(r.json["protocol"], "http/1.1")
 
+    def test_no_keepalive_over_tls_is_one_connection_per_request(self):
+        """An https:// URL whose server prefers h2: --no-keepalive speaks HTTP/1.1 (ALPN offers
+        only http/1.1), one connection per request on nginx's side, and says so."""
+        r, entries = self.load("--no-keepalive", "-n", "60", "-c", "3", "-t", "1",
+                               self.nginx.https_url + "/100.bin")
+        self.assertEqual(r.json["requests"]["completed"], 60, describe(r))
+        self.assertEqual(len(entries), 60)
+        self.assertEqual({e.protocol for e in entries}, {"HTTP/1.1"})
+        self.assertEqual(len({e.connection for e in entries}), 60)
+        self.assertFalse(r.json["keep_alive"])
+        self.assertEqual(r.json["protocol"], "http/1.1")
+        refused = run_hail(["--no-keepalive", "--h2", "-n", "1", self.nginx.https_url + "/"])
+        self.assertEqual(refused.code, 2, describe(refused))
+        self.assertIn("--no-keepalive and --h2", refused.stderr)
+
     def test_session_resumption_on_and_off(self):
         """One connection per request: every reconnect resumes the previous session (nginx logs
         $ssl_session_reused), unless --no-tls-resume asks for full handshakes."""

@@ -51,6 +51,15 @@ TEST(NativeFlags, ShortLongAndAttachedForms) {
   EXPECT_EQ(c.json_path, "-");
 }
 
+// One connection per request is HTTP/1: over TLS, ALPN then offers only http/1.1 (issue: a plain
+// https:// URL used to negotiate h2 and keep its connections while reporting the opposite).
+TEST(NativeFlags, NoKeepaliveOverTlsSpeaksHttp1) {
+  EXPECT_EQ(parse_ok({"--no-keepalive", "https://h/"}).run.protocol, HttpProtocol::kHttp1);
+  EXPECT_EQ(parse_ok({"--no-keepalive", "http://h/"}).run.protocol, HttpProtocol::kAuto);
+  EXPECT_EQ(parse_ok({"https://h/"}).run.protocol, HttpProtocol::kAuto);
+  EXPECT_FALSE(parse_ok({"--no-keepalive", "https://h/"}).run.request.keep_alive);
+}
+
 TEST(NativeFlags, RequestsAloneHasNoTimeLimit) {
   EXPECT_EQ(parse_ok({"-n", "1000", "http://h/"}).run.duration_ns, 0u);
   NativeCommand both = parse_ok({"-n", "1k", "-d", "2s", "http://h/"});
@@ -264,6 +273,9 @@ TEST(NativeFlags, BadInputNamesTheProblem) {
       {{"--h2", "--http0.9", "http://h/"}, "--http0.9 and --h2"},
       {{"--pipeline", "4", "--h2", "http://h/"}, "--pipeline is HTTP/1.1 only"},
       {{"--pipeline", "4", "--no-keepalive", "http://h/"}, "--pipeline needs keep-alive"},
+      {{"--no-keepalive", "--h2", "https://h/"}, "--no-keepalive and --h2"},
+      {{"--no-keepalive", "--h2", "http://h/"}, "--no-keepalive and --h2"},
+      {{"--no-keepalive", "--streams", "4", "https://h/"}, "--streams needs HTTP/2"},
       {{"--pipeline", "0", "http://h/"}, "--pipeline must be at least 1"},
       {{"--http0.9", "-m", "POST", "http://h/"}, "GET requests only"},
       {{"--http0.9", "--body", "x", "http://h/"}, "no body"},
