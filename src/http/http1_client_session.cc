@@ -1,6 +1,8 @@
 #include "http/http1_client_session.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string_view>
 
 #include "http/request.h"
 
@@ -28,6 +30,7 @@ void Http1ClientSession::reset() {
   unsent_ = false;
   http09_body_.clear();
   http09_bytes_ = 0;
+  http09_head_len_ = 0;
   first_byte_seen_ = false;
   reusable_ = true;
   error_ = ErrorClass::kRead;
@@ -108,9 +111,42 @@ void Http1ClientSession::pop_front() {
   unsent_ = true;
 }
 
+namespace {
+
+// "HTTP/1.x NNN " (or the status line's end right after NNN): the status, else 0.
+int http1_status_line(const char* head, size_t len) {
+  if (len < 12 || std::string_view(head, 7) != "HTTP/1." || head[7] < '0' || head[7] > '9' ||
+      head[8] != ' ') {
+    return 0;
+  }
+  int status = 0;
+  for (size_t i = 9; i < 12; ++i) {
+    if (head[i] < '0' || head[i] > '9') return 0;
+    status = status * 10 + (head[i] - '0');
+  }
+  return status >= 100 && status <= 599 ? status : 0;
+}
+
+// The first bytes of a response look like an HTTP/2 frame header: a SETTINGS or GOAWAY frame on
+// stream 0, what an h2c-only server sends to an HTTP/1.1 request.
+bool looks_like_http2_frames(const char* data, size_t len) {
+  if (len < 9) return false;
+  const auto type = static_cast<uint8_t>(data[3]);
+  const bool stream0 = data[5] == 0 && data[6] == 0 && data[7] == 0 && data[8] == 0;
+  return stream0 && (type == 0x4 || type == 0x7) && static_cast<uint8_t>(data[0]) == 0;
+}
+
+}  // namespace
+
 void Http1ClientSession::complete_front(SessionListener& listener) {
   const uint32_t slot = front().slot;
-  const int status = http09_ ? 200 : parser_.status();
+  int status = http09_ ? 200 : parser_.status();
+  if (http09_) {
+    if (const int said = http1_status_line(http09_head_, http09_head_len_); said != 0) {
+      status = said;
+    }
+    http09_head_len_ = 0;
+  }
   const uint32_t interim = http09_ ? 0 : parser_.interim_responses();
   if (!http09_ && !parser_.keep_alive()) reusable_ = false;
   last_body_bytes_ = http09_ ? http09_bytes_ : parser_.body_bytes();
@@ -153,11 +189,15 @@ SessionStatus Http1ClientSession::feed(const char* data, size_t len, SessionList
       }
       return SessionStatus::kOk;
     }
+    const bool response_starts_here = !first_byte_seen_;
     if (!first_byte_seen_) {
       first_byte_seen_ = true;
       listener.on_first_byte(front().slot);
     }
     if (http09_) {  // everything up to the close is the response
+      const size_t take = std::min(len, sizeof http09_head_ - http09_head_len_);
+      std::memcpy(http09_head_ + http09_head_len_, data, take);
+      http09_head_len_ = static_cast<uint8_t>(http09_head_len_ + take);
       http09_bytes_ += len;
       if (capture_) {
         const size_t room = Http1ResponseParser::kDefaultMaxCaptureBodyBytes - http09_body_.size();
@@ -169,7 +209,13 @@ SessionStatus Http1ClientSession::feed(const char* data, size_t len, SessionList
     data += r.consumed;
     len -= r.consumed;
     if (r.status == ParseStatus::kNeedMore) return SessionStatus::kOk;
-    if (r.status == ParseStatus::kError) return fail(ErrorClass::kParse, parser_.error_reason());
+    if (r.status == ParseStatus::kError) {
+      if (response_starts_here && looks_like_http2_frames(data - r.consumed, len + r.consumed)) {
+        return fail(ErrorClass::kParse,
+                    "the server answered with HTTP/2 frames: it speaks only HTTP/2 (h2c); use --h2");
+      }
+      return fail(ErrorClass::kParse, parser_.error_reason());
+    }
     complete_front(listener);
     if (check_unsent() == SessionStatus::kError) return SessionStatus::kError;
   }

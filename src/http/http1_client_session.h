@@ -81,6 +81,10 @@ class Http1ClientSession final : public ClientSession {
   uint64_t last_body_bytes_ = 0;  // of the response being reported complete
   bool first_byte_seen_ = false;
   bool reusable_ = true;
+  // The first bytes of an HTTP/0.9 response: a server that answers with an HTTP/1.x status line
+  // ("HTTP/1.1 400 Bad Request") is counted with that status, not as a 200.
+  uint8_t http09_head_len_ = 0;
+  char http09_head_[12] = {};
   ErrorClass error_ = ErrorClass::kRead;
   const char* error_reason_ = "";
 };

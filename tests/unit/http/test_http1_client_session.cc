@@ -301,6 +301,62 @@ TEST(Http1ClientSession, Http09IsTheBytesUntilClose) {
   EXPECT_FALSE(s.reusable());
 }
 
+// A server that answers an HTTP/0.9 request with an HTTP/1.x status line said what happened: that
+// status is counted (a 400 is not a success), whatever the split of the bytes.
+TEST(Http1ClientSession, Http09CountsAnHttp1StatusLine) {
+  RequestSpec spec;
+  const RequestTemplate t = make_request_template(spec, "http", true);
+  const std::string reply = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+  for (size_t step : {reply.size(), size_t{1}, size_t{5}}) {
+    Http1ClientSession s(1, true);
+    s.reset();
+    s.submit(0, t);
+    drain(s);
+    Recorder r;
+    for (size_t at = 0; at < reply.size(); at += step) {
+      s.feed(reply.data() + at, std::min(step, reply.size() - at), r);
+    }
+    EXPECT_EQ(s.on_eof(r), SessionStatus::kOk);
+    EXPECT_EQ(r.events, (std::vector<Event>{{'f', 0, 0}, {'c', 0, 400}})) << step;
+  }
+  // Not a status line: the whole reply is the response, a 200.
+  for (const std::string& other : {std::string("HTTP/1.1 4x0 no"), std::string("HTTP/1.1"),
+                                   std::string("HTTP/2.0 400 Bad")}) {
+    Http1ClientSession s(1, true);
+    s.reset();
+    s.submit(0, t);
+    drain(s);
+    Recorder r;
+    s.feed(other.data(), other.size(), r);
+    EXPECT_EQ(s.on_eof(r), SessionStatus::kOk);
+    EXPECT_EQ(r.events, (std::vector<Event>{{'f', 0, 0}, {'c', 0, 200}})) << other;
+  }
+}
+
+// An h2c-only server answers HTTP/1.1 with HTTP/2 frames (SETTINGS, GOAWAY): the parse error
+// says so and names --h2.
+TEST(Http1ClientSession, Http2FramesInsteadOfAStatusLineSayUseH2) {
+  const RequestTemplate t = get_template();
+  Http1ClientSession s;
+  s.reset();
+  s.submit(0, t);
+  drain(s);
+  Recorder r;
+  const std::string settings("\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64", 15);
+  EXPECT_EQ(s.feed(settings.data(), settings.size(), r), SessionStatus::kError);
+  EXPECT_EQ(s.error(), ErrorClass::kParse);
+  EXPECT_NE(std::string(s.error_reason()).find("use --h2"), std::string::npos)
+      << s.error_reason();
+  // Other garbage keeps the parser's own reason.
+  Http1ClientSession s2;
+  s2.reset();
+  s2.submit(0, t);
+  drain(s2);
+  const std::string junk = "XTTP/1.1 200 OK\r\n\r\n";
+  EXPECT_EQ(s2.feed(junk.data(), junk.size(), r), SessionStatus::kError);
+  EXPECT_EQ(std::string(s2.error_reason()).find("--h2"), std::string::npos);
+}
+
 TEST(Http1ClientSession, Http09CloseWithoutABytesIsAnError) {
   RequestSpec spec;
   const RequestTemplate t = make_request_template(spec, "http", true);
