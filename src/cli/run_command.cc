@@ -44,6 +44,7 @@ void block_stop_signals() {
 int exit_status_for(const RunResult& result) {
   const Counters& c = result.counters;
   if (c.connections_opened == 0 && c.completed == 0) return kExitCouldNotRun;
+  if (result.server_gone) return kExitCouldNotRun;
   if (result.slo.empty()) return kExitOk;
   const RunVerdicts verdicts = judge_run(result);
   // A generator that could not keep up makes a pass as doubtful as a failure: the server was not

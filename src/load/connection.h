@@ -90,6 +90,8 @@ class Connection final : public IoHandler, private SessionListener {
   }
   // Closed and not waiting for anything: the pacer may open it again.
   bool closed() const { return state_ == State::kClosed; }
+  // Connected (handshake done), with or without a request in flight.
+  bool established() const { return state_ == State::kOpen || state_ == State::kIdle; }
   // Opening: between connect() and the end of its TLS handshake.
   bool opening() const { return state_ == State::kConnecting || state_ == State::kHandshaking; }
   // Close now unless requests are in flight or a connect is under way (those close when they end,

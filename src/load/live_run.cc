@@ -102,6 +102,8 @@ RunResult LiveRun::finish(std::unique_ptr<ScriptRun>* script_out) {
   facts.authority = options.url.authority();
   facts.gave_up = std::all_of(workers_.begin(), workers_.end(),
                               [](const auto& w) { return w->summary().gave_up; });
+  result.server_gone = std::any_of(workers_.begin(), workers_.end(),
+                                   [](const auto& w) { return w->summary().server_gone; });
   facts.script_delay_ignored = script_ && options.rate_per_s > 0 && script_->thread(0)->has_delay();
   facts.threads = plan_.threads;
   facts.usable_cpus = usable_cpus();

@@ -14,6 +14,16 @@ std::vector<std::string> run_notes(const RunResult& result, const RunFacts& fact
     notes.push_back("no connection to " + facts.authority +
                     " could be opened; the run stopped early");
   }
+  if (result.server_gone) {
+    const uint64_t attempted = result.counters.attempted - result.counters.retried;
+    const uint64_t unsent =
+        result.requests_target > attempted ? result.requests_target - attempted : 0;
+    notes.push_back("the server at " + facts.authority +
+                    " stopped accepting connections: every attempt failed for longer than the "
+                    "request timeout with none open, so the run gave up; " +
+                    std::to_string(unsent) + " of the " + std::to_string(result.requests_target) +
+                    " requests were never sent");
+  }
   const bool rate_missed = result.rate_mode() && result.duration_ns > 0 &&
                            result.requests_per_s() < 0.99 * result.rate_target_per_s;
   const bool hail_busy = result.max_worker_cpu_utilization >= kBusyWorkerShare;

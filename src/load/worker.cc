@@ -155,15 +155,38 @@ void Worker::on_connect_finished(bool ok) {
   --connecting_;
   if (ok) {
     ever_connected_ = true;
+    connects_failing_since_ns_ = 0;
     return;
   }
-  if (ever_connected_ || finished_) return;
+  if (finished_) return;
+  if (ever_connected_) {
+    give_up_if_server_gone();
+    return;
+  }
   // Fail fast when the target is unreachable: once every connection has failed its first attempt
   // and none ever succeeded, waiting out the duration would only repeat the same error.
   if (++early_connect_failures_ >= share_.connections) {
     summary_.gave_up = true;
     finish(loop_->now_ns());
   }
+}
+
+// A run with a time limit measures an outage to its end (a restart in a soak is data). A run
+// bounded only by -n would retry forever once the server is gone: it gives up when every
+// connect attempt has failed for longer than the request timeout and no connection is open.
+void Worker::give_up_if_server_gone() {
+  if (plan_.end_ns != 0) return;
+  const uint64_t now_ns = loop_->now_ns();
+  if (connects_failing_since_ns_ == 0) {
+    connects_failing_since_ns_ = now_ns;
+    return;
+  }
+  if (now_ns - connects_failing_since_ns_ < plan_.options.timeout_ns) return;
+  for (const Connection& c : connections_) {
+    if (c.established()) return;
+  }
+  summary_.server_gone = true;
+  finish(now_ns);
 }
 
 void Worker::finish(uint64_t now_ns) {

@@ -51,6 +51,9 @@ struct WorkerSummary {
   uint64_t naps = 0;             // wake-up coalescing naps taken
   uint64_t max_nap_ns = 0;       // the longest nap allowed
   bool gave_up = false;          // every connection failed before any succeeded
+  // A run bounded only by its request count stopped because the server was gone: every
+  // connection attempt failed for longer than the request timeout with no connection open.
+  bool server_gone = false;
   uint64_t backlog = 0;          // planned requests still waiting for a connection
   std::string script_error;      // why a script stopped the run ("" if it did not)
 };
@@ -98,6 +101,7 @@ class Worker final : private PacerHost, private ConnectionHost {
   // ConnectionHost
   void on_connect_started() override { ++connecting_; }
   void on_connect_finished(bool ok) override;
+  void give_up_if_server_gone();
 
   void finish(uint64_t now_ns);
   void publish_progress();
@@ -124,6 +128,7 @@ class Worker final : private PacerHost, private ConnectionHost {
   bool ever_connected_ = false;
   uint32_t connecting_ = 0;  // connections between connect() and its outcome
   uint32_t early_connect_failures_ = 0;
+  uint64_t connects_failing_since_ns_ = 0;  // 0: the last connect attempt succeeded
   Timer end_timer_;
   Timer progress_timer_;
 };

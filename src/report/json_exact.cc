@@ -154,6 +154,7 @@ void write_exact_block(JsonWriter& j, const ResultDocument& doc) {
   j.value("interval_ns", r.interval_ns);
   j.value("max_nap_ns", r.max_nap_ns);
   j.value("script_error", r.script_error);
+  if (r.server_gone) j.value("server_gone", true);
   if (!r.slo.empty()) {
     j.begin_array("slo_thresholds");
     for (const std::string& expr : r.slo) j.element(expr);

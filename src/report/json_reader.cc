@@ -308,6 +308,7 @@ void read_settings(const JsonNode& doc, RunResult& r) {
   r.interval_ns = span_ns(doc, "interval_ns");
   r.max_nap_ns = span_ns(doc, "max_nap_ns");
   r.script_error = doc.string("script_error");
+  if (std::optional<JsonNode> gone = doc.find("server_gone")) r.server_gone = gone->boolean();
   // Written only when --slo was given (and by hail versions that know it).
   if (std::optional<JsonNode> slo = doc.find("slo_thresholds")) {
     for (size_t i = 0, n = slo->array_size(); i < n; ++i) {

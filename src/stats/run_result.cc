@@ -65,6 +65,7 @@ void merge_into(RunResult& into, const RunResult& other) {
   }
   into.duration_ns = std::max(into.duration_ns, other.duration_ns);
   into.interrupted = into.interrupted || other.interrupted;
+  into.server_gone = into.server_gone || other.server_gone;
   into.counters.add(other.counters);
   for (const auto& [code, count] : other.status_codes) into.status_codes[code] += count;
   merge_error_reasons(into.error_reasons, other.error_reasons);

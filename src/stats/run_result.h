@@ -53,6 +53,9 @@ struct RunResult {
   uint64_t start_unix_ns = 0;  // wall-clock time the load (warm-up included) started
   uint64_t duration_ns = 0;
   bool interrupted = false;  // stopped early by SIGINT/SIGTERM
+  // A run bounded only by -n stopped early: the server refused every connection for longer than
+  // the request timeout (the requests never sent are the target minus attempted).
+  bool server_gone = false;
   Counters counters;
   std::map<int, uint64_t> status_codes;  // every status code seen
   // Why errors happened, in the order of their rendered "class: reason" texts (error_reasons.h).
@@ -136,7 +139,7 @@ struct RunResult {
   //   window, by index (workers share boundaries; hosts' windows are to be aligned by wall-clock
   //   time first).
   // - Extremes and flags: duration_ns, max_nap_ns and max_worker_cpu_utilization are the larger,
-  //   start_unix_ns the earlier (0 is unknown), interrupted if either was; script_error,
+  //   start_unix_ns the earlier (0 is unknown), interrupted and server_gone if either was; script_error,
   //   slo_abort, tls_version and tls_cipher are the first known; slo (the thresholds) too.
   // - notes are not merged: the runner writes them from the merged data.
   void merge(const RunResult& other);

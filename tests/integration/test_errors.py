@@ -2,7 +2,9 @@
 
 import unittest
 
-from support import (HostileServer, check_accounting, describe, free_port, run_hail,
+import threading
+
+from support import (HailServer, HostileServer, check_accounting, describe, free_port, run_hail,
                      wait_until)
 
 
@@ -165,6 +167,37 @@ class ErrorsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ServerGoneTest(unittest.TestCase):
+    def test_count_run_gives_up_when_the_server_is_gone(self):
+        """-n without -d against a server that dies mid-run: once every connect has failed for
+        longer than the request timeout with none open, the run ends, says how many requests
+        were never sent, and exits 1 (it used to retry forever)."""
+        srv = HailServer().__enter__()
+        served = {}
+
+        def stop_soon():
+            wait_until(lambda: srv.stats()["requests"] > 200, 10, what="requests served")
+            served["before"] = srv.stats()["requests"]
+            srv.__exit__(None, None, None)
+
+        stopper = threading.Thread(target=stop_soon)
+        stopper.start()
+        try:
+            run = run_hail(["-q", "-c", "4", "-t", "1", "-n", "100000000", "--timeout", "1s",
+                            "--json", "-", srv.url + "/delay/1"], timeout=30)
+        finally:
+            stopper.join()
+        self.assertEqual(run.code, 1, describe(run))
+        self.assertLess(run.seconds, 15, describe(run))
+        check_accounting(run.json)
+        self.assertGreater(run.json["errors"]["connect"], 0, describe(run))
+        self.assertGreaterEqual(run.json["requests"]["completed"], served["before"])
+        self.assertTrue(any("stopped accepting connections" in n and "were never sent" in n
+                            for n in run.json["notes"]), run.json["notes"])
+        # The backoff bounds the attempts: a few per connection per second, not a storm.
+        self.assertLess(run.json["errors"]["connect"], 4 * 40, describe(run))
 
 
 class EarlyResponseTest(unittest.TestCase):

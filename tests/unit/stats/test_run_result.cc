@@ -72,6 +72,7 @@ RunResult full(uint64_t k) {
   r.start_unix_ns = k == 1 ? 5'000 : 4'000;
   r.duration_ns = k == 1 ? 900 : 800;
   r.interrupted = k == 2;
+  r.server_gone = k == 1;
   r.counters = counters_with(k == 1 ? 1 : 100);
   r.status_codes = {{200, k}, {static_cast<int>(300 + k), 1}};
   add_error_reason(r.error_reasons, ErrorClass::kConnect, "Connection refused", k);
@@ -139,6 +140,7 @@ TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   EXPECT_EQ(m.start_unix_ns, 4'000u);  // the earlier
   EXPECT_EQ(m.duration_ns, 900u);      // the longer
   EXPECT_TRUE(m.interrupted);
+  EXPECT_TRUE(m.server_gone);
   // Counts.
   const std::vector<uint64_t> counters = fields_of(m.counters);
   for (size_t i = 0; i < kCounterFields; ++i) EXPECT_EQ(counters[i], (i + 1) * 101) << i;
