@@ -1,5 +1,7 @@
 #include "analysis/probe_verdict.h"
 
+#include <cmath>
+
 #include "analysis/slo_eval.h"
 #include "core/strings.h"
 
@@ -25,6 +27,19 @@ const EncodedHistogram* distribution_of(const WindowStats& w, SloMetric metric) 
 
 uint64_t failures(const WindowStats& w) { return w.error_total() + w.status_errors; }
 
+// How many of the histogram's values break `value op limit_ns` (op < or <=), counted the way
+// count_above() counts (each slot's reported value), so that the share agrees with the point
+// value: values are whole nanoseconds, so `< L` holds up to ceil(L) - 1 and `<= L` up to floor(L).
+uint64_t count_breaking(const Histogram& h, SloOp op, double limit_ns) {
+  if (limit_ns >= 1.8e19) return 0;
+  if (op == SloOp::kLess) {
+    if (limit_ns <= 0) return h.count();
+    return count_above(h, static_cast<uint64_t>(std::ceil(limit_ns)) - 1);
+  }
+  if (limit_ns < 0) return h.count();
+  return count_above(h, static_cast<uint64_t>(std::floor(limit_ns)));
+}
+
 // The confidence judgement of one threshold, when it has one (see the header); nullopt: the
 // point value decides.
 std::optional<ProportionJudgement> proportion_judgement(const SloThreshold& t,
@@ -34,19 +49,27 @@ std::optional<ProportionJudgement> proportion_judgement(const SloThreshold& t,
   std::vector<WindowCount> counts;
   counts.reserve(windows.size());
   if (t.metric == SloMetric::kErrorRate) {
+    if (t.op == SloOp::kLess && !(t.limit > 0)) return std::nullopt;  // never holds: point value
     for (const WindowStats& w : windows) counts.push_back({w.completed + w.error_total(), failures(w)});
     return judge_proportion(counts, t.limit, options);
   }
-  if (!t.is_distribution() || t.stat != SloStat::kPercentile) return std::nullopt;
+  // p(0) is the minimum: an observation, like min (as a share it would be "at most 100% over").
+  if (!t.is_distribution() || t.stat != SloStat::kPercentile || !(t.percentile > 0)) {
+    return std::nullopt;
+  }
   Histogram scratch;
+  uint64_t samples = 0;
   for (const WindowStats& w : windows) {
     const EncodedHistogram* e = distribution_of(w, t.metric);
     if (e == nullptr) return std::nullopt;
     scratch.reset();
     e->add_to(scratch);
-    const uint64_t limit_ns = t.limit >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(t.limit);
-    counts.push_back({scratch.count(), count_above(scratch, limit_ns)});
+    counts.push_back({scratch.count(), count_breaking(scratch, t.op, t.limit)});
+    samples += scratch.count();
   }
+  // No sample of the metric at all (service and lag in a closed loop, latency when every request
+  // failed): the point check decides, which fails it, or passes it when optional ("?").
+  if (samples == 0) return std::nullopt;
   return judge_proportion(counts, 1.0 - t.percentile / 100.0, options);
 }
 

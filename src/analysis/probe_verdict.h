@@ -32,7 +32,9 @@ struct ProbeJudgementResult {
 
 // How each threshold is judged:
 // - pN (or med) of latency, service or lag, with < or <=: the share of responses over the limit
-//   against 1 - N/100 (judge_proportion: a confidence interval over the windows);
+//   against 1 - N/100 (judge_proportion: a confidence interval over the windows); a response at
+//   exactly the limit breaks `<`. p(0) (the minimum), and a metric without a single sample in the
+//   windows (which fails, or passes when optional), are decided by the point value;
 // - error_rate with < or <=: failed requests (every class, and statuses outside 2xx/3xx) against
 //   the limit, the same way;
 // - rps: the windows' rates, their mean's confidence interval against the limit;

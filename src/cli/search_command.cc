@@ -174,30 +174,15 @@ bool native_takes_value(const std::string& arg) {
   return false;
 }
 
-// A bare --connections (no number after it), or --by connections, anywhere before "--".
-bool connections_search(const std::vector<std::string>& args) {
-  bool by_connections = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") break;
-    const bool has_next = i + 1 < args.size();
-    if (a == "--connections") {
-      if (!has_next || !parse_scaled_decimal(args[i + 1]).has_value()) by_connections = true;
-    } else if (a == "--by" && has_next) {
-      by_connections = args[i + 1] == "connections";
-    } else if (a.starts_with("--by=")) {
-      by_connections = a == "--by=connections";
-    }
-    if (native_takes_value(a) && has_next) ++i;
-  }
-  return by_connections;
-}
-
 // The search's own flags out of `args`; the rest, in order, for the native parser.
 Result<std::vector<std::string>> take_search_flags(SearchState& s,
                                                    const std::vector<std::string>& args) {
   std::vector<std::string> rest;
-  const bool by_connections = connections_search(args);
+  struct MaxConnections {
+    size_t at = 0;  // where the flag is in `rest`
+    std::string value;
+  };
+  std::vector<MaxConnections> max_connections;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -216,16 +201,17 @@ Result<std::vector<std::string>> take_search_flags(SearchState& s,
       continue;
     }
     if (a == "--max-connections" || a.starts_with("--max-connections=")) {
-      // In a connections search it is the highest level; in a rate search, the pool's limit.
-      if (by_connections) {
-        const bool inline_value = a.size() > 17;
-        if (!inline_value && i + 1 == args.size()) {
-          return make_error("--max-connections needs a value");
-        }
-        ParsedFlag f{0, "--max-connections", inline_value ? a.substr(18) : args[++i]};
-        if (Status st = set_max(s, f); !st) return st.error();
-        continue;
+      // In a connections search it is the highest level; in a rate search, the pool's limit (a
+      // run flag). Which search this is may be said later (--by, a bare --connections): kept in
+      // `rest` for now, decided after the loop.
+      const bool inline_value = a.size() > 17;
+      if (!inline_value && i + 1 == args.size()) {
+        return make_error("--max-connections needs a value");
       }
+      max_connections.push_back({rest.size(), inline_value ? a.substr(18) : args[i + 1]});
+      rest.push_back(a);
+      if (!inline_value) rest.push_back(args[++i]);
+      continue;
     }
     bool matched = false;
     if (a.starts_with("--")) {
@@ -249,6 +235,17 @@ Result<std::vector<std::string>> take_search_flags(SearchState& s,
     if (matched) continue;
     rest.push_back(a);
     if (native_takes_value(a) && i + 1 < args.size()) rest.push_back(args[++i]);
+  }
+  if (s.by_connections && !max_connections.empty()) {
+    // The level cap, unless --max gave it; either way not a run flag of a closed loop.
+    if (!s.max_given) {
+      ParsedFlag f{0, "--max-connections", max_connections.back().value};
+      if (Status st = set_max(s, f); !st) return st.error();
+    }
+    for (auto m = max_connections.rbegin(); m != max_connections.rend(); ++m) {
+      const auto at = static_cast<std::ptrdiff_t>(m->at);
+      rest.erase(rest.begin() + at, rest.begin() + at + (rest[m->at].size() > 17 ? 1 : 2));
+    }
   }
   return rest;
 }

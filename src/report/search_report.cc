@@ -91,8 +91,10 @@ std::string render_search_verdict(const SearchContext& c, const SearchVerdict& v
              (v.upper_inconclusive ? " (the upper end was too close to call)" : "") + "\n";
     }
   } else {
-    out += "  No " + std::string(c.by_connections ? "level" : "rate") +
-           " met every threshold (the lowest probed failed)\n";
+    // Only a server limit means the lowest level failed; hail, the budget or an interruption
+    // can stop the search before any level passed or failed.
+    out += "  No " + std::string(c.by_connections ? "level" : "rate") + " met every threshold" +
+           (v.limited_by == SearchLimit::kServer ? " (the lowest probed failed)\n" : "\n");
   }
   out += "  Limited by " + limit_text(c, v) + "\n";
   out += string_printf("  %zu probes in %s%s\n", v.probes.size(), dur(v.elapsed_ns).c_str(),
