@@ -418,8 +418,9 @@ TEST_F(RunnerTest, RateLadderWithWarmupHoldsTheFirstLevelFirst) {
   EXPECT_LE(r->counters.in_flight, 3u);
   ASSERT_EQ(r->steps.size(), 2u);
   // Rows count completions: on a busy machine a response may cross into the next step (or, for
-  // the last warm-up request, past the warm-up, where it is not counted at all).
-  EXPECT_NEAR(static_cast<double>(r->steps[0].completed), 200.0, 2.0);
+  // the last warm-up request, past the warm-up, where it is not counted at all): a loaded 2-core
+  // VM has delayed seven of them by 14 ms. The levels (200 vs 400 a step) stay far apart.
+  EXPECT_NEAR(static_cast<double>(r->steps[0].completed), 200.0, 12.0);
   EXPECT_EQ(r->steps[0].completed + r->steps[1].completed, completed);
   EXPECT_NEAR(static_cast<double>(sum_completed(r->intervals, true)), 100.0, 2.0);
   EXPECT_EQ(sum_completed(r->intervals, false), completed);
