@@ -153,6 +153,8 @@ void write_exact_block(JsonWriter& j, const ResultDocument& doc) {
   j.value("ladder", r.ladder);
   j.value("interval_ns", r.interval_ns);
   j.value("max_nap_ns", r.max_nap_ns);
+  // Exactly: the generator-health verdict is judged again from it when the file is read back.
+  j.exact("max_worker_cpu_utilization", r.max_worker_cpu_utilization);
   j.value("script_error", r.script_error);
   if (r.server_gone) j.value("server_gone", true);
   if (!r.slo.empty()) {

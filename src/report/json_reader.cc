@@ -321,7 +321,10 @@ void read_settings(const JsonNode& doc, RunResult& r) {
     r.tls_cipher = tls->string("cipher");
   }
   const JsonNode client = doc.at("client");
-  r.max_worker_cpu_utilization = client.at("max_worker_cpu_utilization").finite_number();
+  // The exact value (hail/2 block), else hail/1's three decimals.
+  const std::optional<JsonNode> cpu = doc.find("max_worker_cpu_utilization");
+  r.max_worker_cpu_utilization =
+      (cpu ? *cpu : client.at("max_worker_cpu_utilization")).finite_number();
   r.naps = client.u64("naps");
   const JsonNode notes = doc.at("notes");
   for (size_t i = 0, n = notes.array_size(); i < n; ++i) {
