@@ -118,23 +118,35 @@ void Connection::drive_handshake(uint64_t now_ns) {
 }
 
 void Connection::on_handshake_done(uint64_t now_ns) {
-  state_ = State::kOpen;
   answered_ = false;  // the backoff is reset by the first response, not by the connect
-  env_->host->on_connect_finished(true);
   fresh_ = true;
   connect_took_ns_ = now_ns - connect_start_ns_;
+  last_read_ns_ = now_ns;
   const WireProtocol protocol = env_->sessions->protocol_for(transport_->alpn());
   std::unique_ptr<ClientSession>& session = sessions_[protocol == WireProtocol::kHttp2 ? 1 : 0];
   if (!session) session = env_->sessions->make(protocol);
   session_ = session.get();
   set_capture();
-  env_->sink->on_opened(protocol == WireProtocol::kHttp2, transport_->tls_version(),
+  session_->reset();
+  if (!session_->ready()) {
+    // HTTP/2: our preface goes out at once; the connection opens when the server's arrives, within
+    // the connect deadline (the timer connect_now armed), or fails as a connect error.
+    state_ = State::kPreface;
+    flush_write();
+    return;
+  }
+  on_session_ready(now_ns);
+}
+
+void Connection::on_session_ready(uint64_t now_ns) {
+  state_ = State::kOpen;
+  env_->host->on_connect_finished(true);
+  env_->sink->on_opened(session_ == sessions_[1].get(), transport_->tls_version(),
                         transport_->tls_cipher());
   opened_ = true;
-  session_->reset();
   env_->loop->cancel(timer_);
   follow(env_->pacer->on_ready(index_, now_ns, 0, true), now_ns);
-  if (state_ == State::kOpen) flush_write();  // HTTP/2: the preface goes out at once
+  if (state_ == State::kOpen) flush_write();
 }
 
 void Connection::set_capture() {
@@ -273,6 +285,10 @@ bool Connection::flush_write() {
       continue;
     }
     if (r.status == IoStatus::kWouldBlock) return true;  // EPOLLOUT resumes
+    if (state_ == State::kPreface) {
+      on_connect_failed(r.reason);
+      return false;
+    }
     fail_all(ErrorClass::kWrite, r.reason);
     reconnect();
     return false;
@@ -297,6 +313,7 @@ void Connection::on_io(uint32_t events) {
     case State::kHandshaking:
       drive_handshake(env_->loop->refresh_now_ns());
       break;
+    case State::kPreface:
     case State::kOpen:
     case State::kIdle:
       if ((events & EPOLLOUT) && !flush_write()) return;
@@ -307,7 +324,9 @@ void Connection::on_io(uint32_t events) {
   }
   // Edge-triggered: bytes that came with this edge (or that TLS already decrypted) are read now,
   // whatever else this event did.
-  if (state_ == State::kOpen || state_ == State::kIdle) on_readable(events);
+  if (state_ == State::kOpen || state_ == State::kIdle || state_ == State::kPreface) {
+    on_readable(events);
+  }
 }
 
 void Connection::on_readable(uint32_t events) {
@@ -333,12 +352,17 @@ void Connection::on_readable(uint32_t events) {
       r = transport_->read(buf, kReadChunk);
     }
     if (r.status == IoStatus::kOk) {
-      loop.refresh_now_ns();
+      last_read_ns_ = loop.refresh_now_ns();
       sink.on_bytes_read(read_start_ns, r.bytes);
       SessionStatus st =
           skip > 0 ? session_->skip_body(r.bytes, *this) : session_->feed(buf, r.bytes, *this);
       if (finished()) return;
       if (st == SessionStatus::kError) {
+        if (state_ == State::kPreface) {
+          // The server's first frames were no valid preface (an HTTP/1 server, a bad frame).
+          on_connect_failed("HTTP/2: no valid server preface (SETTINGS)");
+          return;
+        }
         if (in_flight_ == 0) {
           sink.on_unsolicited(read_start_ns, session_->error_reason());  // the connection's own
         } else {
@@ -358,6 +382,10 @@ void Connection::on_readable(uint32_t events) {
     }
     if (r.status == IoStatus::kWouldBlock) break;
     if (r.status == IoStatus::kEof) {
+      if (state_ == State::kPreface) {
+        on_connect_failed("HTTP/2: connection closed before the server preface");
+        return;
+      }
       session_->on_eof(*this);  // a body delimited by the close completes
       if (finished()) return;
       // Requests still in flight fail, or, when the server closed a reused connection before a
@@ -369,6 +397,10 @@ void Connection::on_readable(uint32_t events) {
       return;
     }
     // ECONNRESET and friends: the connection is gone.
+    if (state_ == State::kPreface) {
+      on_connect_failed(r.reason);
+      return;
+    }
     if (in_flight_ > 0) fail_or_retry_all(ErrorClass::kRead, r.reason);
     reconnect_after(reopen_delay_ns(0));
     return;
@@ -379,7 +411,10 @@ void Connection::on_readable(uint32_t events) {
 }
 
 void Connection::after_responses(uint64_t now_ns) {
-  if (state_ != State::kOpen || thinking_) return;
+  if (state_ != State::kOpen || thinking_) [[unlikely]] {
+    if (state_ == State::kPreface && session_->ready()) on_session_ready(now_ns);
+    return;
+  }
   Pacer& pacer = *env_->pacer;
   if (!session_->reusable()) {
     if (in_flight_ == 0) reconnect_after(pacer.reconnect_delay_ns(index_));
@@ -387,7 +422,14 @@ void Connection::after_responses(uint64_t now_ns) {
   }
   // Full: the next response makes room (a connection the pacer no longer keeps is asked anyway,
   // so that it closes once idle).
-  if (session_->capacity() == 0 && pacer.keeps(index_)) return;
+  if (session_->capacity() == 0 && pacer.keeps(index_)) {
+    // Full with nothing in flight: the server allows no streams now (HTTP/2
+    // SETTINGS_MAX_CONCURRENT_STREAMS 0). It may raise the limit; on_timer gives it a timeout.
+    if (in_flight_ == 0 && !timer_.armed()) [[unlikely]] {
+      env_->loop->arm(timer_, now_ns + env_->timeout_ns);
+    }
+    return;
+  }
   follow(pacer.on_ready(index_, now_ns, in_flight_, false), now_ns);
   if (state_ == State::kOpen && !send_deferred_) flush_write();
 }
@@ -581,13 +623,17 @@ void Connection::on_request_timer(uint64_t now_ns) {
   uint64_t earliest_ns = UINT64_MAX;
   bool must_close = false;
   bool cancelled = false;
+  // Nothing read for half a timeout while a request is overdue: the connection is taken for
+  // dropped (a peer gone without FIN or RST), so HTTP/2 closes it too instead of resetting its
+  // streams one by one on a connection nothing comes back on.
+  const bool silent = now_ns - last_read_ns_ >= timeout_ns / 2;
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     const Slot& s = slots_[i];
     if (!s.busy) continue;
     const uint64_t deadline_ns = s.send_ns + timeout_ns;
     if (deadline_ns > now_ns) {
       earliest_ns = std::min(earliest_ns, deadline_ns);
-    } else if (session_->cancel(i)) {
+    } else if (!silent && session_->cancel(i)) {
       // HTTP/2: the stream is reset, the connection and its other streams live on.
       on_request_failed(i, ErrorClass::kTimeout, nullptr);
       cancelled = true;
@@ -622,11 +668,14 @@ void Connection::on_timer(Timer* /*timer*/, void* ctx) {
       self->connect_now();
       return;
     case State::kConnecting:
-    case State::kHandshaking: {
+    case State::kHandshaking:
+    case State::kPreface: {
       const uint64_t deadline_ns = self->connect_start_ns_ + self->env_->timeout_ns;
       if (now_ns >= deadline_ns) {
-        self->on_connect_failed(self->state_ == State::kHandshaking ? "TLS handshake timed out"
-                                                                    : errno_reason(ETIMEDOUT));
+        self->on_connect_failed(
+            self->state_ == State::kHandshaking ? "TLS handshake timed out"
+            : self->state_ == State::kPreface   ? "HTTP/2: no server preface (SETTINGS) in time"
+                                                : errno_reason(ETIMEDOUT));
       } else {
         loop.arm(self->timer_, deadline_ns);
       }
@@ -640,7 +689,17 @@ void Connection::on_timer(Timer* /*timer*/, void* ctx) {
         if (self->state_ == State::kOpen) self->flush_write();
         return;
       }
-      if (self->in_flight_ > 0) self->on_request_timer(now_ns);
+      if (self->in_flight_ > 0) {
+        self->on_request_timer(now_ns);
+        return;
+      }
+      // Nothing in flight and still no room a timeout later (after_responses armed it): the
+      // server allows no streams on this connection; it is closed and reopened (no request was
+      // lost: nothing is counted but the new connection).
+      if (self->state_ == State::kOpen && self->session_->reusable() &&
+          self->session_->capacity() == 0) {
+        self->reconnect_after(self->env_->pacer->reconnect_delay_ns(self->index_));
+      }
       return;
     case State::kClosed:
       return;
