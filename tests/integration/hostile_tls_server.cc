@@ -9,7 +9,8 @@
 // Modes: ok, stall (never handshakes), close_notify (half a body, then close_notify), renegotiate
 // (TLS 1.2 HelloRequest before each answer), key_update (TLS 1.3 KeyUpdate asking for the client's
 // before each answer), truncated (half of the response's record, then FIN), alpn_bogus (ALPN
-// selects a protocol the client did not offer).
+// selects a protocol the client did not offer), h2_renegotiate (HTTP/2 over TLS 1.2: a HelloRequest
+// before each answer, which RFC 9113 §9.2.1 forbids).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -32,7 +34,7 @@ constexpr int kWaitS = 10;  // no socket wait lasts longer
 
 std::string g_mode;
 std::atomic<int> g_connections{0}, g_handshakes{0}, g_requests{0}, g_answered{0},
-    g_renegotiations{0}, g_key_updates{0}, g_handshake_failures{0};
+    g_renegotiations{0}, g_key_updates{0}, g_handshake_failures{0}, g_renegotiated{0};
 
 std::string ok_response() {
   return "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(sizeof kBody - 1) + "\r\n\r\n" +
@@ -64,6 +66,64 @@ bool read_request(SSL* ssl, std::string& buf) {
 bool write_all(SSL* ssl, const std::string& data) {
   return SSL_write(ssl, data.data(), static_cast<int>(data.size())) ==
          static_cast<int>(data.size());
+}
+
+int select_h2(SSL* /*ssl*/, const unsigned char** out, unsigned char* out_len,
+              const unsigned char* in, unsigned int in_len, void* /*arg*/) {
+  static const unsigned char kH2[] = "\x02h2";
+  if (SSL_select_next_proto(const_cast<unsigned char**>(out), out_len, kH2, 3, in, in_len) !=
+      OPENSSL_NPN_NEGOTIATED) {
+    return SSL_TLSEXT_ERR_ALERT_FATAL;
+  }
+  return SSL_TLSEXT_ERR_OK;
+}
+
+// HTTP/2, just enough: reads frames until a request's HEADERS, acknowledging SETTINGS; its stream
+// id, or 0 at EOF or error.
+uint32_t read_h2_request(SSL* ssl, std::string& buf, bool& preface_seen) {
+  char chunk[4096];
+  for (;;) {
+    if (!preface_seen && buf.size() >= 24) {
+      buf.erase(0, 24);
+      preface_seen = true;
+    }
+    while (preface_seen && buf.size() >= 9) {
+      const auto* b = reinterpret_cast<const unsigned char*>(buf.data());
+      const size_t length = size_t{b[0]} << 16 | size_t{b[1]} << 8 | b[2];
+      if (buf.size() < 9 + length) break;
+      const unsigned type = b[3], flags = b[4];
+      const uint32_t id = (uint32_t{b[5]} << 24 | uint32_t{b[6]} << 16 | uint32_t{b[7]} << 8 |
+                           b[8]) & 0x7FFFFFFFu;
+      buf.erase(0, 9 + length);
+      if (type == 4 && (flags & 1) == 0) write_all(ssl, std::string("\0\0\0\4\1\0\0\0\0", 9));
+      if (type == 1) {
+        ++g_requests;
+        return id;
+      }
+    }
+    const int n = SSL_read(ssl, chunk, sizeof chunk);
+    if (n <= 0) return 0;
+    buf.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+void serve_h2(SSL* ssl) {
+  write_all(ssl, std::string("\0\0\0\4\0\0\0\0\0", 9));  // SETTINGS, empty
+  std::string buf;
+  bool preface_seen = false;
+  while (const uint32_t id = read_h2_request(ssl, buf, preface_seen)) {
+    if (SSL_renegotiate(ssl) != 1 || SSL_do_handshake(ssl) != 1) return;
+    ++g_renegotiations;
+    // HEADERS, END_STREAM | END_HEADERS, ":status 200" (HPACK static index 8).
+    std::string frame("\0\0\1\1\5", 5);
+    frame += static_cast<char>(id >> 24);
+    frame += static_cast<char>(id >> 16);
+    frame += static_cast<char>(id >> 8);
+    frame += static_cast<char>(id);
+    frame += '\x88';
+    if (!write_all(ssl, frame)) return;
+    ++g_answered;
+  }
 }
 
 void drain(SSL* ssl) {
@@ -98,8 +158,18 @@ void serve(SSL_CTX* ctx, int fd) {
     return;
   }
   ++g_handshakes;
+  if (g_mode == "h2_renegotiate") {
+    serve_h2(ssl);
+    SSL_free(ssl);
+    close(fd);
+    return;
+  }
   std::string buf;
+  bool asked = false;  // a renegotiation was asked for before the last answer
   while (read_request(ssl, buf)) {
+    // The client sent its next request: a renegotiation it took part in is complete now.
+    if (asked && SSL_renegotiate_pending(ssl) == 0) ++g_renegotiated;
+    asked = false;
     if (g_mode == "close_notify") {
       // A head promising 100 bytes, half of them, then close_notify: the response is cut short.
       write_all(ssl, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + std::string(50, 'c'));
@@ -120,7 +190,10 @@ void serve(SSL_CTX* ctx, int fd) {
       break;
     }
     if (g_mode == "renegotiate") {
-      if (SSL_renegotiate(ssl) == 1 && SSL_do_handshake(ssl) == 1) ++g_renegotiations;
+      if (SSL_renegotiate(ssl) == 1 && SSL_do_handshake(ssl) == 1) {
+        ++g_renegotiations;
+        asked = true;
+      }
     } else if (g_mode == "key_update") {
       if (SSL_key_update(ssl, SSL_KEY_UPDATE_REQUESTED) == 1) ++g_key_updates;
     }
@@ -147,7 +220,8 @@ int main(int argc, char** argv) {
   }
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
   SSL_CTX_set_num_tickets(ctx, 0);
-  if (g_mode == "renegotiate") {
+  if (g_mode == "h2_renegotiate") SSL_CTX_set_alpn_select_cb(ctx, select_h2, nullptr);
+  if (g_mode == "renegotiate" || g_mode == "h2_renegotiate") {
     SSL_CTX_set_max_proto_version(ctx, TLS1_2_VERSION);  // TLS 1.3 has no renegotiation
     SSL_CTX_clear_options(ctx, SSL_OP_NO_RENEGOTIATION);
   }
@@ -183,9 +257,11 @@ int main(int argc, char** argv) {
     if (line == "stats") {
       std::printf(
           "{\"connections\": %d, \"handshakes\": %d, \"handshake_failures\": %d, \"requests\": "
-          "%d, \"answered\": %d, \"renegotiations\": %d, \"key_updates\": %d}\n",
+          "%d, \"answered\": %d, \"renegotiations\": %d, \"key_updates\": %d, "
+          "\"renegotiated\": %d}\n",
           g_connections.load(), g_handshakes.load(), g_handshake_failures.load(),
-          g_requests.load(), g_answered.load(), g_renegotiations.load(), g_key_updates.load());
+          g_requests.load(), g_answered.load(), g_renegotiations.load(), g_key_updates.load(),
+          g_renegotiated.load());
       std::fflush(stdout);
     }
   }
