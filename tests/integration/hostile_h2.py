@@ -609,6 +609,16 @@ def silent_after2(c):
     c.drain()
 
 
+def close_notify_mid(c):
+    """The head and half of a body promised by content-length, then the close (over TLS: a
+    close_notify, a clean end of the TLS stream in the middle of the response)."""
+    c.settings(max_concurrent_streams=100)
+    sid = c.requests()[0]
+    block = STATUS_200 + b"\x0f\x0d\x03100"
+    c.send(frame(HEADERS, END_HEADERS, sid, block) + frame(DATA, 0, sid, b"x" * 50))
+    c.close()
+
+
 def _header_block(sid, block, size):
     chunks = [block[i:i + size] for i in range(0, len(block), size)] or [b""]
     out = [frame(HEADERS, END_HEADERS if len(chunks) == 1 else 0, sid, chunks[0])]
@@ -622,4 +632,4 @@ BEHAVIOURS = {f.__name__: f for f in (
     streams_lowered, streams_zero, window_zero, window_tiny, window_overflow_connection,
     window_overflow_stream, ping_flood, settings_flood, ping_flood_unread, huge_header,
     many_headers, bad_hpack, continuation_flood, data_closed, no_preface, http1_preface,
-    silent_after2)}
+    silent_after2, close_notify_mid)}
