@@ -368,6 +368,7 @@ void Connection::on_readable(uint32_t events) {
         } else {
           fail_all(session_->error(), session_->error_reason());
         }
+        send_goaway();
         reconnect();
         return;
       }
@@ -408,6 +409,13 @@ void Connection::on_readable(uint32_t events) {
   // HTTP/2 answers what it read (SETTINGS and PING acknowledgements, WINDOW_UPDATE) at once.
   if (!flush_write()) return;
   after_responses(loop.now_ns());
+}
+
+void Connection::send_goaway() {
+  // HTTP/1's pending output would be requests already failed: never sent.
+  if (session_ != sessions_[1].get()) return;
+  const std::string_view out = session_->pending_output();
+  if (!out.empty()) transport_->write(out.data(), out.size());  // best effort, once
 }
 
 void Connection::after_responses(uint64_t now_ns) {

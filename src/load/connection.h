@@ -149,6 +149,9 @@ class Connection final : public IoHandler, private SessionListener {
   // After the session consumed bytes (or the peer closed): next requests, or reconnect.
   void after_responses(uint64_t now_ns);
   void fail_all(ErrorClass error, const char* reason);
+  // HTTP/2 after a connection error: the GOAWAY naming it goes out before the close (RFC 9113
+  // §5.4.1), if the socket takes it at once.
+  void send_goaway();
   // The connection closed under its requests: those the server cannot have seen (no response
   // byte, a reused connection, an idempotent method, not sent twice already) wait to be sent again
   // on the next connection; the others fail.

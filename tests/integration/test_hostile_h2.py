@@ -212,6 +212,7 @@ class HeaderBlockTest(HostileH2Case):
         run, stats = run_against("huge_header", 2)
         self.check(run, stats, 2, parse=2, connections=2,
                    reasons={"parse: connection error: COMPRESSION_ERROR": 2})
+        self.assertGreaterEqual(stats.get("client_goaway_COMPRESSION_ERROR", 0), 1, stats)
 
     def test_many_header_fields_complete(self):
         # About 100 KiB of fields over 7 CONTINUATION frames: within nghttp2's limits.
@@ -222,6 +223,7 @@ class HeaderBlockTest(HostileH2Case):
         run, stats = run_against("bad_hpack", 2)
         self.check(run, stats, 2, parse=2, connections=2,
                    reasons={"parse: connection error: COMPRESSION_ERROR": 2})
+        self.assertGreaterEqual(stats.get("client_goaway_COMPRESSION_ERROR", 0), 1, stats)
 
     def test_continuation_flood_is_a_connection_error(self):
         run, stats = run_against("continuation_flood", 2)
@@ -240,15 +242,17 @@ class ConnectionTest(HostileH2Case):
         # Nothing ever comes back: the connect deadline (--timeout) ends it, and as no connection
         # ever opened, the run stops with exit status 1.
         run, stats = run_against("no_preface", 2, timeout="400ms")
-        self.check(run, stats, 0, connect=1, code=1, connections=0, server_requests=0,
-                   reasons={"connect: HTTP/2: no server preface (SETTINGS) in time": 1})
+        r = self.check(run, stats, 0, connect=1, code=1, server_requests=0,
+                       reasons={"connect: HTTP/2: no server preface (SETTINGS) in time": 1})
+        self.assertEqual(r["connections_opened"], 0)
         self.assertEqual(stats["connections"], 1)
         self.assertGreaterEqual(run.seconds, 0.35, describe(run))
 
     def test_http1_answer_instead_of_a_preface_is_a_connect_error(self):
         run, stats = run_against("http1_preface", 2)
-        self.check(run, stats, 0, connect=1, code=1, connections=0, server_requests=0,
-                   reasons={"connect: HTTP/2: no valid server preface (SETTINGS)": 1})
+        r = self.check(run, stats, 0, connect=1, code=1, server_requests=0,
+                       reasons={"connect: HTTP/2: no valid server preface (SETTINGS)": 1})
+        self.assertEqual(r["connections_opened"], 0)
         self.assertEqual(stats["connections"], 1)
 
     def test_silently_dropped_connection_is_replaced(self):

@@ -65,6 +65,8 @@ class HostileTlsServer:
         except (OSError, subprocess.TimeoutExpired):
             self.proc.kill()
             self.proc.wait()
+        self.proc.stdin.close()
+        self.proc.stdout.close()
         return False
 
 
