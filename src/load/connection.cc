@@ -373,6 +373,11 @@ void Connection::on_readable(uint32_t events) {
         return;
       }
       if (!session_->reusable() && in_flight_ == 0) {
+        if (state_ == State::kPreface) [[unlikely]] {
+          // HTTP/2: a GOAWAY with the server's preface: the connection can carry nothing.
+          on_connect_failed("HTTP/2: GOAWAY before any request");
+          return;
+        }
         reconnect_after(env_->pacer->reconnect_delay_ns(index_));
         return;
       }

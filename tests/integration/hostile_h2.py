@@ -590,6 +590,12 @@ def no_preface(c):
     c.drain()
 
 
+def goaway_at_preface(c):
+    """SETTINGS and GOAWAY in one write: the server takes no request at all."""
+    c.send(settings_frame(max_concurrent_streams=100) + frame(GOAWAY, 0, 0, bytes(8)))
+    c.drain()
+
+
 def http1_preface(c):
     """An HTTP/1.1 server's answer where the SETTINGS should be."""
     c.send(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
@@ -631,5 +637,6 @@ BEHAVIOURS = {f.__name__: f for f in (
     ok, goaway_low, goaway_close, goaway_close_unanswered, refuse_first, refuse_all, rst_internal,
     streams_lowered, streams_zero, window_zero, window_tiny, window_overflow_connection,
     window_overflow_stream, ping_flood, settings_flood, ping_flood_unread, huge_header,
-    many_headers, bad_hpack, continuation_flood, data_closed, no_preface, http1_preface,
+    many_headers, bad_hpack, continuation_flood, data_closed, no_preface, goaway_at_preface,
+    http1_preface,
     silent_after2, close_notify_mid)}

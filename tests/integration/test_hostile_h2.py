@@ -255,6 +255,13 @@ class ConnectionTest(HostileH2Case):
         self.assertEqual(r["connections_opened"], 0)
         self.assertEqual(stats["connections"], 1)
 
+    def test_goaway_with_the_preface_is_a_connect_error(self):
+        run, stats = run_against("goaway_at_preface", 2)
+        r = self.check(run, stats, 0, connect=1, code=1, server_requests=0,
+                       reasons={"connect: HTTP/2: GOAWAY before any request": 1})
+        self.assertEqual(r["connections_opened"], 0)
+        self.assertEqual(stats["connections"], 1)
+
     def test_silently_dropped_connection_is_replaced(self):
         # Two answers, then silence: the overdue request is a timeout and the connection, on which
         # nothing arrives any more, is closed and reopened instead of being fed more streams.
