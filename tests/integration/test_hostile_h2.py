@@ -14,7 +14,7 @@ Expected outcomes follow RFC 9113 and the README ("What the numbers mean"):
 
 import unittest
 
-import hostile_h2
+import hostile_h2_behaviours
 from hostile_h2 import HostileH2Server
 from support import check_accounting, describe, run_hail, wait_until
 
@@ -194,7 +194,7 @@ class FloodTest(HostileH2Case):
         run, stats = run_against("ping_flood", 3)
         self.check(run, stats, 3, completed=3, connections=1)
         # Every PING but those of the last answer (the run ended) was acknowledged.
-        self.assertGreaterEqual(stats["pings_acked"], 2 * hostile_h2.PING_FLOOD, stats)
+        self.assertGreaterEqual(stats["pings_acked"], 2 * hostile_h2_behaviours.PING_FLOOD, stats)
 
     def test_settings_flood_is_a_connection_error(self):
         run, stats = run_against("settings_flood", 3)

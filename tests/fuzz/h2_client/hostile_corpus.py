@@ -13,6 +13,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "integration"))
 import hostile_h2 as h  # noqa: E402
+import hostile_h2_behaviours as hb  # noqa: E402
 
 F = h.frame
 SETTINGS = h.settings_frame(max_concurrent_streams=4)
@@ -50,9 +51,9 @@ SEEDS = {
     "ping_flood": (0, 0, b"".join(F(h.PING, 0, 0, struct.pack(">Q", i)) for i in range(1200))
                    + OK(1)),
     "settings_flood": (0, 0, F(h.SETTINGS, 0, 0) * 1500 + OK(1)),
-    "huge_header": (0, 0, h._header_block(1, h.STATUS_200 + h.literal(b"x-huge", b"h" * 70000),
+    "huge_header": (0, 0, hb._header_block(1, h.STATUS_200 + h.literal(b"x-huge", b"h" * 70000),
                                           16384)),
-    "many_headers": (0, 0, h._header_block(1, h.STATUS_200 + b"".join(
+    "many_headers": (0, 0, hb._header_block(1, h.STATUS_200 + b"".join(
         h.literal(b"x-h%04d" % i, b"v" * 16) for i in range(3000)), 16384)
                      + F(h.DATA, h.END_STREAM, 1, b"")),
     "bad_hpack": (0, 0, F(h.HEADERS, h.END_HEADERS | h.END_STREAM, 1, b"\xff\xff\x7f")),
