@@ -1,21 +1,19 @@
 // Connection's recovery paths: requests sent again after the server closed or refused them
 // (retries), and the timer (request timeouts, the connect and HTTP/2 preface deadline, a stream
 // limit of 0 waited out). Members of Connection; its worker's thread only.
-#include "load/connection.h"
-
 #include <errno.h>
 
 #include <algorithm>
 
 #include "core/errno_reason.h"
+#include "load/connection.h"
 #include "load/measurement_sink.h"
 
 namespace hail {
 
 bool Connection::retriable(const Slot& s) const {
   return env_->retry_idempotent && s.reused && !s.retried && s.first_byte_ns == 0 &&
-         s.request != nullptr && s.request->idempotent && !finished() &&
-         env_->pacer->keeps(index_);
+         s.request != nullptr && s.request->idempotent && !finished() && env_->pacer->keeps(index_);
 }
 
 void Connection::fail_or_retry_all(ErrorClass error, const char* reason) {
@@ -35,10 +33,9 @@ void Connection::fail_or_retry_all(ErrorClass error, const char* reason) {
     queue_retry(i);
   }
   // In the order they were planned (pipelined requests keep their order).
-  std::stable_sort(retries_.begin() + static_cast<std::ptrdiff_t>(first_new), retries_.end(),
-                   [](const Retry& a, const Retry& b) {
-                     return a.ticket.planned_ns < b.ticket.planned_ns;
-                   });
+  std::stable_sort(
+      retries_.begin() + static_cast<std::ptrdiff_t>(first_new), retries_.end(),
+      [](const Retry& a, const Retry& b) { return a.ticket.planned_ns < b.ticket.planned_ns; });
 }
 
 void Connection::queue_retry(uint32_t slot) {
@@ -124,10 +121,10 @@ void Connection::on_timer(Timer* /*timer*/, void* ctx) {
     case State::kPreface: {
       const uint64_t deadline_ns = self->connect_start_ns_ + self->env_->timeout_ns;
       if (now_ns >= deadline_ns) {
-        self->on_connect_failed(
-            self->state_ == State::kHandshaking ? "TLS handshake timed out"
-            : self->state_ == State::kPreface   ? "HTTP/2: no server preface (SETTINGS) in time"
-                                                : errno_reason(ETIMEDOUT));
+        self->on_connect_failed(self->state_ == State::kHandshaking ? "TLS handshake timed out"
+                                : self->state_ == State::kPreface
+                                    ? "HTTP/2: no server preface (SETTINGS) in time"
+                                    : errno_reason(ETIMEDOUT));
       } else {
         loop.arm(self->timer_, deadline_ns);
       }

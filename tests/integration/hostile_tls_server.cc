@@ -92,8 +92,8 @@ uint32_t read_h2_request(SSL* ssl, std::string& buf, bool& preface_seen) {
       const size_t length = size_t{b[0]} << 16 | size_t{b[1]} << 8 | b[2];
       if (buf.size() < 9 + length) break;
       const unsigned type = b[3], flags = b[4];
-      const uint32_t id = (uint32_t{b[5]} << 24 | uint32_t{b[6]} << 16 | uint32_t{b[7]} << 8 |
-                           b[8]) & 0x7FFFFFFFu;
+      const uint32_t id =
+          (uint32_t{b[5]} << 24 | uint32_t{b[6]} << 16 | uint32_t{b[7]} << 8 | b[8]) & 0x7FFFFFFFu;
       buf.erase(0, 9 + length);
       if (type == 4 && (flags & 1) == 0) write_all(ssl, std::string("\0\0\0\4\1\0\0\0\0", 9));
       if (type == 1) {
@@ -259,9 +259,8 @@ int main(int argc, char** argv) {
           "{\"connections\": %d, \"handshakes\": %d, \"handshake_failures\": %d, \"requests\": "
           "%d, \"answered\": %d, \"renegotiations\": %d, \"key_updates\": %d, "
           "\"renegotiated\": %d}\n",
-          g_connections.load(), g_handshakes.load(), g_handshake_failures.load(),
-          g_requests.load(), g_answered.load(), g_renegotiations.load(), g_key_updates.load(),
-          g_renegotiated.load());
+          g_connections.load(), g_handshakes.load(), g_handshake_failures.load(), g_requests.load(),
+          g_answered.load(), g_renegotiations.load(), g_key_updates.load(), g_renegotiated.load());
       std::fflush(stdout);
     }
   }

@@ -88,8 +88,9 @@ TEST(H2ClientHostile, RefusedStreamIsReportedAsRefused) {
   Raw raw(2);
   ASSERT_EQ(raw.feed(frame(3, 0, 1, be32(7))), SessionStatus::kOk);  // RST_STREAM REFUSED_STREAM
   ASSERT_EQ(raw.feed(frame(3, 0, 3, be32(2))), SessionStatus::kOk);  // INTERNAL_ERROR
-  EXPECT_EQ(raw.events.take(), (std::vector<Event>{refused(0, "stream reset: REFUSED_STREAM"),
-                                                   test::failed(1, "stream reset: INTERNAL_ERROR")}));
+  EXPECT_EQ(raw.events.take(),
+            (std::vector<Event>{refused(0, "stream reset: REFUSED_STREAM"),
+                                test::failed(1, "stream reset: INTERNAL_ERROR")}));
   EXPECT_TRUE(raw.client.reusable());
 }
 
@@ -111,8 +112,7 @@ TEST(H2ClientHostile, ListenerWithoutRefusalSeesAStreamError) {
 
 TEST(H2ClientHostile, StreamLimitOfZeroLeavesAReadyConnectionWithoutCapacity) {
   Raw raw(0);
-  ASSERT_EQ(raw.feed(frame(kSettings, 0, 0, std::string("\0\3", 2) + be32(0))),
-            SessionStatus::kOk);
+  ASSERT_EQ(raw.feed(frame(kSettings, 0, 0, std::string("\0\3", 2) + be32(0))), SessionStatus::kOk);
   EXPECT_TRUE(raw.client.ready());
   EXPECT_TRUE(raw.client.reusable());
   EXPECT_EQ(raw.client.capacity(), 0u);
@@ -149,8 +149,7 @@ TEST(H2ClientHostile, ContinuationFloodIsAConnectionError) {
   for (int i = 0; i < 100; ++i) flood += frame(kContinuation, 0, 1, "");
   EXPECT_EQ(raw.feed(flood), SessionStatus::kError);
   EXPECT_EQ(raw.client.error(), ErrorClass::kParse);
-  EXPECT_STREQ(raw.client.error_reason(),
-               "Too many CONTINUATION frames following a HEADER frame");
+  EXPECT_STREQ(raw.client.error_reason(), "Too many CONTINUATION frames following a HEADER frame");
 }
 
 TEST(H2ClientHostile, SettingsFloodNotAnsweredIsAConnectionError) {
