@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -212,6 +213,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   g_mode = argv[1];
+  // OpenSSL writes with write(): a client that closed first must not kill the server.
+  std::signal(SIGPIPE, SIG_IGN);
   SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
   if (SSL_CTX_use_certificate_chain_file(ctx, argv[2]) != 1 ||
       SSL_CTX_use_PrivateKey_file(ctx, argv[3], SSL_FILETYPE_PEM) != 1) {
