@@ -71,6 +71,10 @@ class ClientSession {
   // 0 once the connection may carry no more (Connection: close seen, GOAWAY received).
   virtual uint32_t capacity() const = 0;
   virtual uint32_t in_flight() const = 0;
+  // Can the connection carry requests at all yet? HTTP/2: not before the server's connection
+  // preface (its first SETTINGS frame, RFC 9113 §3.4); the connection counts as still connecting
+  // until then. HTTP/1: always.
+  virtual bool ready() const { return true; }
   // Queues one request (capacity() > 0); its bytes become pending output. `request` must stay
   // valid until the request's outcome.
   virtual void submit(uint32_t slot, const RequestTemplate& request) = 0;

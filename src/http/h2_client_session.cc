@@ -57,6 +57,7 @@ struct H2ClientSession::Impl {
     bool first_byte = false;
     bool peer_reset = false;       // the server sent RST_STREAM
     bool deferred = false;         // closed while no listener was at hand: `reason` waits
+    bool refused = false;          // ... and the server never processed it (RFC 9113 §8.7)
     const char* reason = nullptr;  // deferred failure
     // Capture mode: the final response's fields and body. Their buffers outlive the request, so
     // that the next one on this entry reuses them (recycle()).
@@ -134,7 +135,9 @@ struct H2ClientSession::Impl {
     }
   }
   void complete(Entry& e);
-  void fail(Entry& e, const char* reason);
+  // refused: the server did not process the request (REFUSED_STREAM, above a GOAWAY's last
+  // stream id): reported with on_request_refused, so that the connection may send it again.
+  void fail(Entry& e, const char* reason, bool refused = false);
   void deliver_deferred();
   void refuse_unsent_after_goaway();
   void fail_connection(ErrorClass error, const char* reason) {
@@ -300,18 +303,23 @@ void H2ClientSession::Impl::complete(Entry& e) {
   listener->on_response_complete(slot, status, interim);
 }
 
-void H2ClientSession::Impl::fail(Entry& e, const char* reason) {
+void H2ClientSession::Impl::fail(Entry& e, const char* reason, bool refused) {
   if (listener == nullptr) {
     // Only mem_send (pending_output) gets here, e.g. a request submitted after GOAWAY: the next
     // feed() or on_eof() reports it.
     e.deferred = true;
+    e.refused = refused;
     e.reason = reason;
     deferred_entries.push_back(index_of(e));
     return;
   }
   const uint32_t slot = e.slot;
   release(e);
-  listener->on_request_failed(slot, ErrorClass::kStream, reason);
+  if (refused) {
+    listener->on_request_refused(slot, reason);
+  } else {
+    listener->on_request_failed(slot, ErrorClass::kStream, reason);
+  }
 }
 
 void H2ClientSession::Impl::deliver_deferred() {
@@ -320,8 +328,13 @@ void H2ClientSession::Impl::deliver_deferred() {
     deferred_entries.pop_back();
     const uint32_t slot = e.slot;
     const char* reason = e.reason;
+    const bool refused = e.refused;
     release(e);
-    listener->on_request_failed(slot, ErrorClass::kStream, reason);
+    if (refused) {
+      listener->on_request_refused(slot, reason);
+    } else {
+      listener->on_request_failed(slot, ErrorClass::kStream, reason);
+    }
   }
 }
 
@@ -335,7 +348,7 @@ void H2ClientSession::Impl::refuse_unsent_after_goaway() {
     if (e.stream_id > goaway_last_stream_id ||
         nghttp2_session_find_stream(session, e.stream_id) == nullptr) {
       detach(e);
-      fail(e, kRefusedByGoaway);
+      fail(e, kRefusedByGoaway, true);
     }
   }
 }
@@ -452,15 +465,14 @@ int H2ClientSession::Impl::on_stream_close(nghttp2_session* /*s*/, int32_t strea
   auto* self = static_cast<Impl*>(user);
   Entry* e = self->find(stream_id);
   if (e == nullptr) return 0;  // completed, cancelled or refused already
-  const char* reason = nullptr;
+  // Refused streams were never processed (RFC 9113 §8.7): the connection may send them again.
   if (self->goaway && stream_id > self->goaway_last_stream_id) {
-    reason = kRefusedByGoaway;
+    self->fail(*e, kRefusedByGoaway, true);
   } else if (e->peer_reset) {
-    reason = code_reason(kPeerReset, error_code);
+    self->fail(*e, code_reason(kPeerReset, error_code), error_code == NGHTTP2_REFUSED_STREAM);
   } else {
-    reason = code_reason(kLocalReset, error_code);
+    self->fail(*e, code_reason(kLocalReset, error_code));
   }
-  self->fail(*e, reason);
   return 0;
 }
 
@@ -559,6 +571,10 @@ uint32_t H2ClientSession::capacity() const {
 
 uint32_t H2ClientSession::in_flight() const {
   return impl_->in_flight;
+}
+
+bool H2ClientSession::ready() const {
+  return impl_->settings_received;
 }
 
 void H2ClientSession::submit(uint32_t slot, const RequestTemplate& request) {

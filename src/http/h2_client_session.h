@@ -47,6 +47,8 @@ class H2ClientSession final : public ClientSession {
   // Submitted and not yet reported or cancelled. After kError (or on_eof's kError) it keeps
   // counting the requests the connection must fail, until reset().
   uint32_t in_flight() const override;
+  // The server's SETTINGS (its connection preface) arrived.
+  bool ready() const override;
   void submit(uint32_t slot, const RequestTemplate& request) override;
   // Resets the stream (RST_STREAM CANCEL); no event is reported for it afterwards.
   bool cancel(uint32_t slot) override;
@@ -54,12 +56,14 @@ class H2ClientSession final : public ClientSession {
   void consume_output(size_t bytes) override;
   // A response completes when its END_STREAM arrives (if our request body was still being sent,
   // the stream is then reset with CANCEL). RST_STREAM from the server: on_request_failed(kStream,
-  // "stream reset: <error code name>"); a malformed response on one stream (nghttp2 resets it):
+  // "stream reset: <error code name>"), but REFUSED_STREAM is on_request_refused (the server did
+  // not process it, RFC 9113 §8.7); a malformed response on one stream (nghttp2 resets it):
   // "stream error: <code>". GOAWAY: streams above its last stream ID, and requests not sent yet,
-  // fail with kStream "refused by GOAWAY"; the others finish; reusable() turns false. A connection
-  // error (bad frame, flow-control violation, ...: nghttp2 answers with GOAWAY) returns kError,
-  // error() == kParse, reason "connection error: <code>" (or nghttp2_strerror() when mem_recv
-  // itself fails). kError is sticky until reset(); no event follows it.
+  // are on_request_refused "refused by GOAWAY"; the others finish; reusable() turns false. A
+  // connection error (bad frame, flow-control violation, HPACK error, PING/SETTINGS or
+  // CONTINUATION flood, ...: nghttp2 answers with GOAWAY) returns kError, error() == kParse,
+  // reason "connection error: <code>" (or nghttp2_strerror() when mem_recv itself fails). kError
+  // is sticky until reset(); no event follows it.
   SessionStatus feed(const char* data, size_t len, SessionListener& listener) override;
   // HTTP/2 has no close-delimited response: with requests in flight, returns kError with error()
   // kRead and "connection closed" (the connection fails them; no event for them); with none, kOk.

@@ -118,23 +118,35 @@ void Connection::drive_handshake(uint64_t now_ns) {
 }
 
 void Connection::on_handshake_done(uint64_t now_ns) {
-  state_ = State::kOpen;
   answered_ = false;  // the backoff is reset by the first response, not by the connect
-  env_->host->on_connect_finished(true);
   fresh_ = true;
   connect_took_ns_ = now_ns - connect_start_ns_;
+  last_read_ns_ = now_ns;
   const WireProtocol protocol = env_->sessions->protocol_for(transport_->alpn());
   std::unique_ptr<ClientSession>& session = sessions_[protocol == WireProtocol::kHttp2 ? 1 : 0];
   if (!session) session = env_->sessions->make(protocol);
   session_ = session.get();
   set_capture();
-  env_->sink->on_opened(protocol == WireProtocol::kHttp2, transport_->tls_version(),
+  session_->reset();
+  if (!session_->ready()) {
+    // HTTP/2: our preface goes out at once; the connection opens when the server's arrives, within
+    // the connect deadline (the timer connect_now armed), or fails as a connect error.
+    state_ = State::kPreface;
+    flush_write();
+    return;
+  }
+  on_session_ready(now_ns);
+}
+
+void Connection::on_session_ready(uint64_t now_ns) {
+  state_ = State::kOpen;
+  env_->host->on_connect_finished(true);
+  env_->sink->on_opened(session_ == sessions_[1].get(), transport_->tls_version(),
                         transport_->tls_cipher());
   opened_ = true;
-  session_->reset();
   env_->loop->cancel(timer_);
   follow(env_->pacer->on_ready(index_, now_ns, 0, true), now_ns);
-  if (state_ == State::kOpen) flush_write();  // HTTP/2: the preface goes out at once
+  if (state_ == State::kOpen) flush_write();
 }
 
 void Connection::set_capture() {
@@ -273,6 +285,10 @@ bool Connection::flush_write() {
       continue;
     }
     if (r.status == IoStatus::kWouldBlock) return true;  // EPOLLOUT resumes
+    if (state_ == State::kPreface) {
+      on_connect_failed(r.reason);
+      return false;
+    }
     fail_all(ErrorClass::kWrite, r.reason);
     reconnect();
     return false;
@@ -297,6 +313,7 @@ void Connection::on_io(uint32_t events) {
     case State::kHandshaking:
       drive_handshake(env_->loop->refresh_now_ns());
       break;
+    case State::kPreface:
     case State::kOpen:
     case State::kIdle:
       if ((events & EPOLLOUT) && !flush_write()) return;
@@ -307,7 +324,9 @@ void Connection::on_io(uint32_t events) {
   }
   // Edge-triggered: bytes that came with this edge (or that TLS already decrypted) are read now,
   // whatever else this event did.
-  if (state_ == State::kOpen || state_ == State::kIdle) on_readable(events);
+  if (state_ == State::kOpen || state_ == State::kIdle || state_ == State::kPreface) {
+    on_readable(events);
+  }
 }
 
 void Connection::on_readable(uint32_t events) {
@@ -333,21 +352,32 @@ void Connection::on_readable(uint32_t events) {
       r = transport_->read(buf, kReadChunk);
     }
     if (r.status == IoStatus::kOk) {
-      loop.refresh_now_ns();
+      last_read_ns_ = loop.refresh_now_ns();
       sink.on_bytes_read(read_start_ns, r.bytes);
       SessionStatus st =
           skip > 0 ? session_->skip_body(r.bytes, *this) : session_->feed(buf, r.bytes, *this);
       if (finished()) return;
       if (st == SessionStatus::kError) {
+        if (state_ == State::kPreface) {
+          // The server's first frames were no valid preface (an HTTP/1 server, a bad frame).
+          on_connect_failed("HTTP/2: no valid server preface (SETTINGS)");
+          return;
+        }
         if (in_flight_ == 0) {
           sink.on_unsolicited(read_start_ns, session_->error_reason());  // the connection's own
         } else {
           fail_all(session_->error(), session_->error_reason());
         }
+        send_goaway();
         reconnect();
         return;
       }
       if (!session_->reusable() && in_flight_ == 0) {
+        if (state_ == State::kPreface) [[unlikely]] {
+          // HTTP/2: a GOAWAY with the server's preface: the connection can carry nothing.
+          on_connect_failed("HTTP/2: GOAWAY before any request");
+          return;
+        }
         reconnect_after(env_->pacer->reconnect_delay_ns(index_));
         return;
       }
@@ -358,6 +388,10 @@ void Connection::on_readable(uint32_t events) {
     }
     if (r.status == IoStatus::kWouldBlock) break;
     if (r.status == IoStatus::kEof) {
+      if (state_ == State::kPreface) {
+        on_connect_failed("HTTP/2: connection closed before the server preface");
+        return;
+      }
       session_->on_eof(*this);  // a body delimited by the close completes
       if (finished()) return;
       // Requests still in flight fail, or, when the server closed a reused connection before a
@@ -369,6 +403,10 @@ void Connection::on_readable(uint32_t events) {
       return;
     }
     // ECONNRESET and friends: the connection is gone.
+    if (state_ == State::kPreface) {
+      on_connect_failed(r.reason);
+      return;
+    }
     if (in_flight_ > 0) fail_or_retry_all(ErrorClass::kRead, r.reason);
     reconnect_after(reopen_delay_ns(0));
     return;
@@ -378,8 +416,18 @@ void Connection::on_readable(uint32_t events) {
   after_responses(loop.now_ns());
 }
 
+void Connection::send_goaway() {
+  // HTTP/1's pending output would be requests already failed: never sent.
+  if (session_ != sessions_[1].get()) return;
+  const std::string_view out = session_->pending_output();
+  if (!out.empty()) transport_->write(out.data(), out.size());  // best effort, once
+}
+
 void Connection::after_responses(uint64_t now_ns) {
-  if (state_ != State::kOpen || thinking_) return;
+  if (state_ != State::kOpen || thinking_) [[unlikely]] {
+    if (state_ == State::kPreface && session_->ready()) on_session_ready(now_ns);
+    return;
+  }
   Pacer& pacer = *env_->pacer;
   if (!session_->reusable()) {
     if (in_flight_ == 0) reconnect_after(pacer.reconnect_delay_ns(index_));
@@ -387,7 +435,14 @@ void Connection::after_responses(uint64_t now_ns) {
   }
   // Full: the next response makes room (a connection the pacer no longer keeps is asked anyway,
   // so that it closes once idle).
-  if (session_->capacity() == 0 && pacer.keeps(index_)) return;
+  if (session_->capacity() == 0 && pacer.keeps(index_)) {
+    // Full with nothing in flight: the server allows no streams now (HTTP/2
+    // SETTINGS_MAX_CONCURRENT_STREAMS 0). It may raise the limit; on_timer gives it a timeout.
+    if (in_flight_ == 0 && !timer_.armed()) [[unlikely]] {
+      env_->loop->arm(timer_, now_ns + env_->timeout_ns);
+    }
+    return;
+  }
   follow(pacer.on_ready(index_, now_ns, in_flight_, false), now_ns);
   if (state_ == State::kOpen && !send_deferred_) flush_write();
 }
@@ -450,64 +505,6 @@ void Connection::fail_all(ErrorClass error, const char* reason) {
   for (uint32_t i = 0; i < slots_.size() && in_flight_ > 0; ++i) {
     if (slots_[i].busy) on_request_failed(i, error, reason);
   }
-}
-
-bool Connection::retriable(const Slot& s) const {
-  return env_->retry_idempotent && s.reused && !s.retried && s.first_byte_ns == 0 &&
-         s.request != nullptr && s.request->idempotent && !finished() &&
-         env_->pacer->keeps(index_);
-}
-
-void Connection::fail_or_retry_all(ErrorClass error, const char* reason) {
-  // Only a close at a message boundary (no byte of any response in flight) says the server
-  // dropped the connection as idle; a close in the middle of a response is a failure of it, and
-  // the requests behind it share its fate.
-  bool at_boundary = true;
-  for (const Slot& s : slots_) at_boundary = at_boundary && !(s.busy && s.first_byte_ns != 0);
-  const size_t first_new = retries_.size();
-  for (uint32_t i = 0; i < slots_.size() && in_flight_ > 0; ++i) {
-    Slot& s = slots_[i];
-    if (!s.busy) continue;
-    if (!at_boundary || !retriable(s)) {
-      on_request_failed(i, error, reason);
-      continue;
-    }
-    queue_retry(i);
-  }
-  // In the order they were planned (pipelined requests keep their order).
-  std::stable_sort(retries_.begin() + static_cast<std::ptrdiff_t>(first_new), retries_.end(),
-                   [](const Retry& a, const Retry& b) {
-                     return a.ticket.planned_ns < b.ticket.planned_ns;
-                   });
-}
-
-void Connection::queue_retry(uint32_t slot) {
-  Slot& s = slots_[slot];
-  Retry r;
-  r.ticket = s.ticket;
-  r.request = s.request;
-  if (s.own && s.request == s.own.get()) r.own = std::move(s.own);
-  r.tag = s.tag;
-  retries_.push_back(std::move(r));
-  env_->sink->on_retry(s.ticket);
-  s.busy = false;
-  free_slots_.push_back(slot);
-  --in_flight_;
-}
-
-void Connection::on_request_refused(uint32_t slot, const char* reason) {
-  const Slot& s = slots_[slot];
-  // Refused means never processed (RFC 9113 §8.7): safe to send again whatever the method, once.
-  if (s.retried || !env_->retry_idempotent || finished() || !env_->pacer->keeps(index_)) {
-    on_request_failed(slot, ErrorClass::kStream, reason);
-    return;
-  }
-  queue_retry(slot);
-}
-
-void Connection::settle_retries() {
-  for (Retry& r : retries_) env_->pacer->on_outcome(index_, r.ticket);
-  retries_.clear();
 }
 
 uint32_t Connection::counted_in_flight() const {
@@ -574,77 +571,6 @@ void Connection::shutdown() {
   for (Slot& s : slots_) s.busy = false;
   in_flight_ = 0;
   retries_.clear();
-}
-
-void Connection::on_request_timer(uint64_t now_ns) {
-  const uint64_t timeout_ns = env_->timeout_ns;
-  uint64_t earliest_ns = UINT64_MAX;
-  bool must_close = false;
-  bool cancelled = false;
-  for (uint32_t i = 0; i < slots_.size(); ++i) {
-    const Slot& s = slots_[i];
-    if (!s.busy) continue;
-    const uint64_t deadline_ns = s.send_ns + timeout_ns;
-    if (deadline_ns > now_ns) {
-      earliest_ns = std::min(earliest_ns, deadline_ns);
-    } else if (session_->cancel(i)) {
-      // HTTP/2: the stream is reset, the connection and its other streams live on.
-      on_request_failed(i, ErrorClass::kTimeout, nullptr);
-      cancelled = true;
-      if (finished()) return;
-    } else {
-      must_close = true;
-    }
-  }
-  if (must_close) {
-    // HTTP/1: a real timeout closes the connection and reopens it; the late response is never
-    // counted, and requests pipelined behind the late one are abandoned with it (also timeouts).
-    fail_all(ErrorClass::kTimeout, nullptr);
-    if (finished()) return;
-    reconnect();
-    return;
-  }
-  if (earliest_ns != UINT64_MAX) env_->loop->arm(timer_, earliest_ns);
-  if (cancelled && flush_write()) after_responses(now_ns);
-}
-
-void Connection::on_timer(Timer* /*timer*/, void* ctx) {
-  auto* self = static_cast<Connection*>(ctx);
-  if (self->finished()) return;
-  EventLoop& loop = *self->env_->loop;
-  const uint64_t now_ns = loop.now_ns();
-  switch (self->state_) {
-    case State::kBackoff:
-      if (!self->env_->pacer->keeps(self->index_)) {
-        self->reconnect_after(0);  // stays closed
-        return;
-      }
-      self->connect_now();
-      return;
-    case State::kConnecting:
-    case State::kHandshaking: {
-      const uint64_t deadline_ns = self->connect_start_ns_ + self->env_->timeout_ns;
-      if (now_ns >= deadline_ns) {
-        self->on_connect_failed(self->state_ == State::kHandshaking ? "TLS handshake timed out"
-                                                                    : errno_reason(ETIMEDOUT));
-      } else {
-        loop.arm(self->timer_, deadline_ns);
-      }
-      return;
-    }
-    case State::kOpen:
-    case State::kIdle:
-      if (self->thinking_ && self->in_flight_ == 0) {
-        self->thinking_ = false;  // the pause is over
-        self->fill(now_ns);
-        if (self->state_ == State::kOpen) self->flush_write();
-        return;
-      }
-      if (self->in_flight_ > 0) self->on_request_timer(now_ns);
-      return;
-    case State::kClosed:
-      return;
-  }
 }
 
 }  // namespace hail

@@ -90,10 +90,14 @@ class Connection final : public IoHandler, private SessionListener {
   }
   // Closed and not waiting for anything: the pacer may open it again.
   bool closed() const { return state_ == State::kClosed; }
-  // Connected (handshake done), with or without a request in flight.
+  // Connected (handshake done, and for HTTP/2 the server's preface), with or without a request
+  // in flight.
   bool established() const { return state_ == State::kOpen || state_ == State::kIdle; }
-  // Opening: between connect() and the end of its TLS handshake.
-  bool opening() const { return state_ == State::kConnecting || state_ == State::kHandshaking; }
+  // Opening: between connect() and the end of its TLS handshake (HTTP/2: the server's preface).
+  bool opening() const {
+    return state_ == State::kConnecting || state_ == State::kHandshaking ||
+           state_ == State::kPreface;
+  }
   // Close now unless requests are in flight or a connect is under way (those close when they end,
   // as the pacer no longer keeps the connection).
   void close_when_idle();
@@ -101,7 +105,17 @@ class Connection final : public IoHandler, private SessionListener {
   void on_io(uint32_t events) override;
 
  private:
-  enum class State : uint8_t { kClosed, kBackoff, kConnecting, kHandshaking, kOpen, kIdle };
+  // kPreface: connected (and TLS done), waiting for the session to be ready (HTTP/2: the server's
+  // SETTINGS) within the connect deadline; still a connect in progress for the worker.
+  enum class State : uint8_t {
+    kClosed,
+    kBackoff,
+    kConnecting,
+    kHandshaking,
+    kPreface,
+    kOpen,
+    kIdle
+  };
 
   // One request in flight, indexed by the slot number the session reports back.
   struct Slot {
@@ -127,6 +141,7 @@ class Connection final : public IoHandler, private SessionListener {
   void on_connected(uint64_t now_ns);
   void drive_handshake(uint64_t now_ns);
   void on_handshake_done(uint64_t now_ns);
+  void on_session_ready(uint64_t now_ns);  // the connection can carry requests: kOpen
   // Does what the pacer says a connection that can take requests does next.
   void follow(Readiness readiness, uint64_t now_ns);
   // Submits one request; false when the pacer grants none now.
@@ -137,6 +152,9 @@ class Connection final : public IoHandler, private SessionListener {
   // After the session consumed bytes (or the peer closed): next requests, or reconnect.
   void after_responses(uint64_t now_ns);
   void fail_all(ErrorClass error, const char* reason);
+  // HTTP/2 after a connection error: the GOAWAY naming it goes out before the close (RFC 9113
+  // §5.4.1), if the socket takes it at once.
+  void send_goaway();
   // The connection closed under its requests: those the server cannot have seen (no response
   // byte, a reused connection, an idempotent method, not sent twice already) wait to be sent again
   // on the next connection; the others fail.
@@ -189,6 +207,9 @@ class Connection final : public IoHandler, private SessionListener {
   // TCP connect, then TCP connect and TLS handshake: what the first request on it waited for.
   uint64_t connect_took_ns_ = 0;
   uint64_t connect_start_ns_ = 0;  // + the timeout: the connect and handshake deadline
+  // The last read that returned bytes: an HTTP/2 connection silent for half a timeout while a
+  // request waits is taken for dropped (closed and reopened), not kept with its streams reset.
+  uint64_t last_read_ns_ = 0;
   Timer timer_;
   std::unique_ptr<Transport> transport_;
   ClientSession* session_ = nullptr;  // one of sessions_, chosen per connect

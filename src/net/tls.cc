@@ -200,6 +200,9 @@ class TlsTransport final : public Transport {
   static int on_new_session(SSL* ssl, SSL_SESSION* session);
 
  private:
+  // HTTP/2 connections' info callback (alerts and handshake steps only, never per record): notes
+  // the no_renegotiation alert OpenSSL sends when it refuses a server's renegotiation.
+  static void on_info(const SSL* ssl, int where, int ret);
   void free_ssl();
   void on_handshake_done();
   // Maps a failed SSL call (ret, the errno right after it) to an IoResult; clears the error queue.
@@ -216,6 +219,7 @@ class TlsTransport final : public Transport {
   bool done_ = false;  // the handshake completed
   bool want_write_ = false;
   bool resumed_ = false;
+  bool renegotiation_refused_ = false;  // HTTP/2: the server asked to renegotiate (RFC 9113 §9.2.1)
 };
 
 void TlsTransport::free_ssl() {
@@ -236,6 +240,7 @@ void TlsTransport::attach(int fd) {
   done_ = false;
   ended_ = false;
   resumed_ = false;
+  renegotiation_refused_ = false;
   alpn_ = {};
   version_ = nullptr;
   cipher_ = nullptr;
@@ -286,7 +291,18 @@ void TlsTransport::on_handshake_done() {
   if (shared_->server) {
     ++shared_->handshakes;
     if (resumed_) ++shared_->resumed;
+  } else if (alpn_ == "h2") {
+    // HTTP/2 over TLS 1.2 forbids renegotiation (RFC 9113 §9.2.1): refuse it, and say why when the
+    // server then ends the connection.
+    SSL_set_options(ssl_, SSL_OP_NO_RENEGOTIATION);
+    SSL_set_info_callback(ssl_, &TlsTransport::on_info);
   }
+}
+
+void TlsTransport::on_info(const SSL* ssl, int where, int ret) {
+  if ((where & SSL_CB_WRITE_ALERT) == 0 || (ret & 0xFF) != SSL_AD_NO_RENEGOTIATION) return;
+  auto* transport = static_cast<TlsTransport*>(SSL_get_app_data(ssl));
+  if (transport != nullptr) transport->renegotiation_refused_ = true;
 }
 
 IoResult TlsTransport::handshake() {
@@ -351,6 +367,10 @@ IoResult TlsTransport::fail(int ret, int saved_errno) {
   IoResult result{IoStatus::kError, 0, nullptr};
   bool unexpected_eof = false;
   unsigned long first = 0;
+  // Whether the first error came from OpenSSL's ALPN parsing (peeked: popping frees the name).
+  const char* first_func = nullptr;
+  ERR_peek_error_func(&first_func);
+  const bool alpn_error = first_func != nullptr && std::strstr(first_func, "alpn") != nullptr;
   while (const unsigned long code = ERR_get_error()) {
     if (first == 0) first = code;
     if (ERR_GET_LIB(code) == ERR_LIB_SSL &&
@@ -378,6 +398,10 @@ IoResult TlsTransport::fail(int ret, int saved_errno) {
       } else if (ERR_GET_LIB(first) == ERR_LIB_SSL &&
                  ERR_GET_REASON(first) == SSL_R_CERTIFICATE_VERIFY_FAILED) {
         result.reason = verify_reason(SSL_get_verify_result(ssl_));
+      } else if (ERR_GET_LIB(first) == ERR_LIB_SSL &&
+                 ERR_GET_REASON(first) == SSL_R_BAD_EXTENSION && alpn_error) {
+        // OpenSSL only says "bad extension" for a protocol it did not offer.
+        result.reason = "ALPN: the server selected a protocol hail did not offer";
       } else {
         result.reason = error_code_reason(first);
       }
@@ -385,6 +409,15 @@ IoResult TlsTransport::fail(int ret, int saved_errno) {
     default:
       result.reason = "TLS error";
       break;
+  }
+  if (result.status == IoStatus::kEof && done_ && SSL_has_pending(ssl_) == 1) {
+    // The close cut a record short: bytes of it arrived, so the server was sending.
+    result.status = IoStatus::kError;
+    result.reason = "TLS record truncated by the close";
+  }
+  if (renegotiation_refused_) {
+    result.status = IoStatus::kError;
+    result.reason = "TLS renegotiation refused (HTTP/2 forbids it)";
   }
   // OpenSSL: no further I/O after SSL_ERROR_SYSCALL or SSL_ERROR_SSL.
   end_ = result;

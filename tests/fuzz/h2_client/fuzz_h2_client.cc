@@ -5,7 +5,9 @@
 // since requests go out once its SETTINGS are in (capacity() is 0 before), as the connection does.
 // The driver models every request and aborts when the session breaks its contract: an event for a
 // request not in flight (never submitted, done, cancelled) or after kError, a second first byte,
-// in_flight() or capacity() disagreeing with the model, a request left without outcome at the end.
+// in_flight() or capacity() disagreeing with the model, capacity before ready() (the server's
+// preface), a request left without outcome at the end. corpus/hostile_* (hostile_corpus.py): the
+// integration tests' hostile server frame sequences.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -51,8 +53,15 @@ class Model final : public hail::SessionListener {
     }
     finish(slot);
   }
+  void on_request_refused(uint32_t slot, const char* reason) override {
+    check(slot, "refusal of a request not in flight");
+    if (reason == nullptr || *reason == '\0') die("refusal without reason", slot);
+    ++refused;
+    finish(slot);
+  }
 
   State state[kRequests] = {};
+  uint32_t refused = 0;  // REFUSED_STREAM, or above a GOAWAY's last stream id
   bool first_byte[kRequests] = {};
   uint32_t in_flight = 0;
   bool closed = false;  // the session returned kError: the connection owns what is in flight
@@ -139,6 +148,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
     const uint32_t capacity = session.capacity();
+    if (capacity > 0 && !session.ready()) die("capacity before the server preface", 0);
     if (capacity + model.in_flight > kMaxStreams && capacity > 0)
       die("capacity above --streams", 0);
     for (uint32_t c = capacity; c > 0 && next < total; --c, ++next) {

@@ -230,7 +230,8 @@ class H2TestServer {
 };
 
 struct Event {
-  enum Kind { kFirstByte, kComplete, kFailed } kind;
+  // kRefused: on_request_refused (the server did not process it; the connection may resend it).
+  enum Kind { kFirstByte, kComplete, kFailed, kRefused } kind;
   uint32_t slot = 0;
   int status = 0;
   uint32_t interim = 0;
@@ -240,7 +241,7 @@ struct Event {
 };
 
 inline std::ostream& operator<<(std::ostream& os, const Event& e) {
-  static const char* const kKinds[] = {"first_byte", "complete", "failed"};
+  static const char* const kKinds[] = {"first_byte", "complete", "failed", "refused"};
   return os << kKinds[e.kind] << "(" << e.slot << ", " << e.status << ", " << e.interim << ", "
             << error_class_name(e.error) << ", \"" << e.reason << "\")";
 }
@@ -254,6 +255,9 @@ inline Event complete(uint32_t slot, int status, uint32_t interim = 0) {
 inline Event failed(uint32_t slot, std::string reason) {
   return {Event::kFailed, slot, 0, 0, ErrorClass::kStream, std::move(reason)};
 }
+inline Event refused(uint32_t slot, std::string reason) {
+  return {Event::kRefused, slot, 0, 0, ErrorClass::kStream, std::move(reason)};
+}
 
 class Events : public SessionListener {
  public:
@@ -263,6 +267,9 @@ class Events : public SessionListener {
   }
   void on_request_failed(uint32_t slot, ErrorClass error, const char* reason) override {
     list.push_back({Event::kFailed, slot, 0, 0, error, reason});
+  }
+  void on_request_refused(uint32_t slot, const char* reason) override {
+    list.push_back(refused(slot, reason));
   }
   std::vector<Event> take() { return std::exchange(list, {}); }
   std::vector<Event> list;

@@ -22,6 +22,7 @@ using test::get;
 using test::H2TestServer;
 using test::Link;
 using test::pattern;
+using test::refused;
 
 constexpr H2Settings kOneStream{1, 30};
 
@@ -124,16 +125,16 @@ TEST(H2ClientSession, RstStreamFailsOnlyThatRequest) {
   Link link({4, 30});
   ASSERT_EQ(link.pump(), SessionStatus::kOk);
   const RequestTemplate internal = get("/rst?code=2");
-  const RequestTemplate refused = get("/rst?code=7");
+  const RequestTemplate refuse = get("/rst?code=7");
   const RequestTemplate odd = get("/rst?code=99");
   const RequestTemplate ok = get("/200?len=1");
   link.client.submit(0, internal);
-  link.client.submit(1, refused);
+  link.client.submit(1, refuse);
   link.client.submit(2, odd);
   link.client.submit(3, ok);
   ASSERT_EQ(link.pump(), SessionStatus::kOk);
   EXPECT_EQ(link.events.take(), (std::vector<Event>{failed(0, "stream reset: INTERNAL_ERROR"),
-                                                    failed(1, "stream reset: REFUSED_STREAM"),
+                                                    refused(1, "stream reset: REFUSED_STREAM"),
                                                     failed(2, "stream reset: unknown error code"),
                                                     first_byte(3), complete(3, 200)}));
   EXPECT_TRUE(link.client.reusable());
@@ -170,7 +171,7 @@ TEST(H2ClientSession, GoawayRefusesStreamsAboveLastId) {
   link.server.goaway(3);
   ASSERT_EQ(link.pump(), SessionStatus::kOk);
   EXPECT_EQ(link.events.take(),
-            (std::vector<Event>{failed(3, "refused by GOAWAY"), failed(2, "refused by GOAWAY")}));
+            (std::vector<Event>{refused(3, "refused by GOAWAY"), refused(2, "refused by GOAWAY")}));
   EXPECT_FALSE(link.client.reusable());
   EXPECT_EQ(link.client.capacity(), 0u);
   EXPECT_EQ(link.client.in_flight(), 2u);
@@ -192,7 +193,7 @@ TEST(H2ClientSession, GoawayRefusesRequestsNotSentYet) {
   const std::string in = link.server.send();
   ASSERT_EQ(link.client.feed(in.data(), in.size(), link.events), SessionStatus::kOk);
   EXPECT_EQ(link.events.take(),
-            (std::vector<Event>{failed(5, "refused by GOAWAY"), failed(6, "refused by GOAWAY")}));
+            (std::vector<Event>{refused(5, "refused by GOAWAY"), refused(6, "refused by GOAWAY")}));
   EXPECT_EQ(link.client.in_flight(), 0u);
   ASSERT_EQ(link.pump(), SessionStatus::kOk);
   EXPECT_TRUE(link.events.list.empty());
@@ -212,7 +213,7 @@ TEST(H2ClientSession, GoawayRefusesRequestsHeldBackByTheServerLimit) {
   link.server.goaway(1);
   const std::string in = link.server.send();
   ASSERT_EQ(link.client.feed(in.data(), in.size(), link.events), SessionStatus::kOk);
-  EXPECT_EQ(link.events.take(), (std::vector<Event>{failed(1, "refused by GOAWAY")}));
+  EXPECT_EQ(link.events.take(), (std::vector<Event>{refused(1, "refused by GOAWAY")}));
   link.server.respond(1, 200, 0);
   ASSERT_EQ(link.pump(), SessionStatus::kOk);
   EXPECT_EQ(link.events.take(), (std::vector<Event>{first_byte(0), complete(0, 200)}));
@@ -380,7 +381,7 @@ TEST(H2ClientSession, RefusalFoundWhileWritingIsReportedByTheNextCall) {
   EXPECT_TRUE(link.events.list.empty());
   EXPECT_EQ(link.client.in_flight(), 1u);
   EXPECT_EQ(link.client.on_eof(link.events), SessionStatus::kOk);
-  EXPECT_EQ(link.events.take(), (std::vector<Event>{failed(9, "refused by GOAWAY")}));
+  EXPECT_EQ(link.events.take(), (std::vector<Event>{refused(9, "refused by GOAWAY")}));
   EXPECT_EQ(link.client.in_flight(), 0u);
 }
 
