@@ -62,6 +62,7 @@ class Driver {
   size_t level_end_ = 0;    // the windows measured at this level so far end here
   bool interrupted_ = false;
   bool ended_ = false;
+  bool last_failed_ = false;  // the last probe did not pass: the server may still hold a queue
   uint32_t threads_ = 0;
 };
 
@@ -154,6 +155,19 @@ Result<ProbeOutcome> Driver::probe(const Probe& p) {
   if (!live_) {
     if (Status st = start(p.target); !st) return st.error();
   } else if (p.kind != ProbeKind::kExtend && p.target != level_) {
+    if (last_failed_ && plan_.config.domain == SearchDomain::kRate) {
+      // An overloaded level leaves requests queued in the server: sent at the next level they
+      // would be measured as its latency (and its own requests would queue behind them). Pause
+      // until they are answered (or time out), then start the new level afresh.
+      live_->retarget(0);
+      const uint64_t drain_until = wall_ns() + std::max<uint64_t>(plan_.run.timeout_ns, 1);
+      if (!wait_until(*live_, [&] {
+            return live_->progress().in_flight == 0 || wall_ns() >= drain_until;
+          })) {
+        if (interrupted_) return ProbeOutcome{};
+        return make_error("the load stopped while the server's queue drained");
+      }
+    }
     live_->retarget(p.target);
     level_ = p.target;
   }
@@ -223,6 +237,7 @@ Result<ProbeOutcome> Driver::probe(const Probe& p) {
     out.reason = bound;
   }
   out.duration_ns = wall_ns() - started;
+  last_failed_ = out.verdict != ProbeVerdict::kPass;
   return out;
 }
 

@@ -48,6 +48,7 @@ RunProgress LiveRun::progress() const {
     const WorkerProgress& wp = w->progress();
     p.completed += wp.completed.load(std::memory_order_relaxed);
     p.errors += wp.errors.load(std::memory_order_relaxed);
+    p.in_flight += wp.in_flight.load(std::memory_order_relaxed);
   }
   return p;
 }

@@ -34,8 +34,9 @@ class LiveRun {
   // True once every worker has stopped.
   bool poll(const TickFn& tick);
   // The load model's level changes now, on every worker: the total rate in an open-loop run, the
-  // number of open connections in a closed loop (up to the run's connection capacity). Requests
-  // already planned keep their planned times.
+  // number of open connections in a closed loop (up to the run's connection capacity). Planned
+  // requests still waiting for a connection are dropped (never attempted); those in flight finish.
+  // A rate of 0 pauses an open loop (progress().in_flight then drains to 0).
   void retarget(double level);
   // Ends the run now (as SIGINT does, but not marked interrupted).
   void stop();

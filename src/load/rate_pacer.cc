@@ -68,9 +68,17 @@ Grant RatePacer::acquire(uint32_t c, uint64_t /*now_ns*/, Ticket* ticket) {
 
 void RatePacer::retarget(double rate_per_s, uint64_t now_ns) {
   if (host_.finished()) return;
+  // A new level replaces the plan: requests planned at the old one and still waiting for a
+  // connection are dropped (never attempted, so the accounting is untouched). Kept, an overloaded
+  // level's backlog would be sent at the next level and measured as its latency.
+  queue_head_ = 0;
+  queue_size_ = 0;
   // A fresh generator per level (drawn from the run's): Poisson gaps stay independent.
   schedule_ = RateSchedule(rate_per_s, now_ns, schedule_options_, std::mt19937_64(rng_()));
-  host_.loop().arm(schedule_timer_, schedule_.next_planned_ns());
+  if (schedule_timer_.armed()) host_.loop().cancel(schedule_timer_);
+  if (schedule_.next_planned_ns() != kNoMoreRequests) {
+    host_.loop().arm(schedule_timer_, schedule_.next_planned_ns());
+  }
 }
 
 void RatePacer::on_outcome(uint32_t /*c*/, const Ticket& ticket) {

@@ -24,6 +24,7 @@ struct RunProgress {
   uint64_t warmup_ns = 0;
   uint64_t completed = 0;  // measured phase only
   uint64_t errors = 0;
+  uint64_t in_flight = 0;  // requests sent and not yet answered or failed (every worker)
 };
 
 // Called about every 50 ms from the main thread while the run goes on; returning true stops the run

@@ -204,6 +204,9 @@ void Worker::publish_progress() {
   progress_.completed.store(c.completed, std::memory_order_relaxed);
   progress_.errors.store(c.request_errors() + c.error(ErrorClass::kConnect),
                          std::memory_order_relaxed);
+  const uint64_t settled = c.completed + c.request_errors() + c.retried;
+  progress_.in_flight.store(c.attempted > settled ? c.attempted - settled : 0,
+                            std::memory_order_relaxed);
 }
 
 void Worker::on_end_timer(Timer* /*timer*/, void* ctx) {

@@ -40,6 +40,7 @@ struct WorkerSetup {
 struct WorkerProgress {
   std::atomic<uint64_t> completed{0};
   std::atomic<uint64_t> errors{0};
+  std::atomic<uint64_t> in_flight{0};  // requests sent and not yet answered or failed
   std::atomic<bool> done{false};
   std::atomic<bool> script_failed{false};  // a script hook failed: the runner stops every worker
 };

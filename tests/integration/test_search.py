@@ -42,7 +42,10 @@ class SearchTest(unittest.TestCase):
         s = doc["search"]
         self.assertTrue(s["found"])
         self.assertLessEqual(s["max_rate_per_s"], 1000 * 1.02, s)
-        self.assertGreaterEqual(s["max_rate_per_s"], 700, s)
+        # Above the first bracket's 800 req/s: the probe at 1600 req/s overloads the server, and
+        # its queue must be drained (and its backlog dropped) before the next level is measured,
+        # or every later probe inherits its latency (the search then answered about 480).
+        self.assertGreaterEqual(s["max_rate_per_s"], 880, s)
         self.assertIn(s["limited_by"], ("server", "budget"), s)
         # Every probe's requests reached the server: the rows are not hail's claims alone.
         achieved = sum(p["achieved_per_s"] * p["measure_s"] for p in s["probes"])
