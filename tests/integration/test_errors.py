@@ -193,7 +193,9 @@ class ServerGoneTest(unittest.TestCase):
         self.assertLess(run.seconds, 15, describe(run))
         check_accounting(run.json)
         self.assertGreater(run.json["errors"]["connect"], 0, describe(run))
-        self.assertGreaterEqual(run.json["requests"]["completed"], served["before"])
+        # The server counted requests it received; those caught by its death (one per
+        # connection at most) were never answered.
+        self.assertGreaterEqual(run.json["requests"]["completed"] + 4, served["before"])
         self.assertTrue(any("stopped accepting connections" in n and "were never sent" in n
                             for n in run.json["notes"]), run.json["notes"])
         # The backoff bounds the attempts: a few per connection per second, not a storm.
