@@ -87,6 +87,7 @@ std::optional<MeanJudgement> rate_judgement(const SloThreshold& t,
 void fill_stats(std::span<const WindowStats> windows, ProbeJudgementResult& r) {
   Histogram latency;
   Histogram lag;
+  Histogram service;
   uint64_t completed = 0;
   uint64_t outcomes = 0;
   uint64_t failed = 0;
@@ -94,6 +95,7 @@ void fill_stats(std::span<const WindowStats> windows, ProbeJudgementResult& r) {
   for (const WindowStats& w : windows) {
     w.latency.add_to(latency);
     w.lag.add_to(lag);
+    w.service.add_to(service);
     completed += w.completed;
     outcomes += w.completed + w.error_total();
     failed += failures(w);
@@ -105,6 +107,7 @@ void fill_stats(std::span<const WindowStats> windows, ProbeJudgementResult& r) {
   r.stats.p999_ns = latency.value_at_percentile(99.9);
   r.stats.max_ns = latency.max();
   r.stats.lag_p99_ns = lag.value_at_percentile(99);
+  r.stats.service_p99_ns = service.value_at_percentile(99);
   r.stats.error_rate = outcomes > 0 ? static_cast<double>(failed) / static_cast<double>(outcomes) : 0;
   const double seconds = static_cast<double>(span_ns) / 1e9;
   r.achieved_per_s = seconds > 0 ? static_cast<double>(completed) / seconds : 0;

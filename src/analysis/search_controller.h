@@ -88,6 +88,7 @@ struct ProbeStats {
   uint64_t max_ns = 0;
   double error_rate = 0;  // 0..1
   uint64_t lag_p99_ns = 0;
+  uint64_t service_p99_ns = 0;  // open loop: send -> response, the server's share
   double hail_cpu = 0;  // 0..1 of hail's threads
 };
 

@@ -76,6 +76,22 @@ class SearchTest(unittest.TestCase):
         self.assertIsNone(doc["search"]["max_rate_per_s"])
         self.assertIn("No rate met every threshold", r.stdout)
 
+    def test_a_search_limited_by_hail_exits_98(self):
+        """A script that burns a millisecond of CPU per request makes hail itself the limit near
+        1000 req/s while the server (10 us a request) could take 100 times more: the search stops
+        with "limited by hail" instead of reporting a capacity, exit 98."""
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts",
+                              "busy_request.lua")
+        with QueueServer(service_us=10, dist="fixed") as q:
+            r, doc = self.search(["-t", "1", "-c", "10", "--from", "300", "--slo", "p(99)<1s",
+                                  "-s", script, q.url + "/"])
+        self.assertEqual(r.code, 98, describe(r))
+        s = doc["search"]
+        self.assertEqual(s["limited_by"], "hail", s)
+        self.assertGreater(s["hail_limit_per_s"], 0, s)
+        self.assertLess(s["hail_limit_per_s"], 5000, s)
+        self.assertIn("Limited by hail", r.stdout)
+
     def test_usage_errors(self):
         for args, needle in ((["http://127.0.0.1:1/"], "needs at least one --slo"),
                              (["--slo", "p99<1ms", "-d", "5s", "http://127.0.0.1:1/"],
