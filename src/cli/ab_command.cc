@@ -14,8 +14,10 @@
 #include "cli/ab_flags.h"
 #include "cli/ab_tls_probe.h"
 #include "cli/run_command.h"
+#include "cli/verdict_flags.h"
 #include "load/runner.h"
 #include "report/ab_report.h"
+#include "report/verdict_report.h"
 
 namespace hail {
 
@@ -134,6 +136,17 @@ void print_banner(const AbCommand& cmd) {
   std::fflush(stdout);
 }
 
+// hail's --slo on ab's command line (the threshold table follows ab's text report): the JUnit
+// file, and hail's exit status for thresholds where ab's own would be 0.
+int judge(const AbCommand& cmd, const RunResult& r, int status) {
+  if (r.slo.empty()) return status;
+  if (!cmd.verdict.junit_path.empty() &&
+      !write_file(cmd.verdict.junit_path, render_junit(r), "JUnit")) {
+    return 1;
+  }
+  return status != 0 ? status : exit_status_for(r);
+}
+
 // After the run: ab's closing progress line, its report, then its -e / -g files (opened after the
 // report; ab writes none with HTML output). Returns ab's exit status.
 int report_run(const AbCommand& cmd, const RunResult& r, Heartbeat& heartbeat) {
@@ -162,11 +175,12 @@ int report_run(const AbCommand& cmd, const RunResult& r, Heartbeat& heartbeat) {
     std::fputs(render_ab_html_report(ab_run, samples, options, cmd.html_attributes).c_str(),
                stdout);
     std::fflush(stdout);
-    return status;
+    return judge(cmd, r, status);
   }
   std::fputs(render_ab_report(ab_run, samples, options).c_str(), stdout);
+  std::fputs(verdicts_text(r).c_str(), stdout);
   std::fflush(stdout);
-  if (samples.empty()) return status;
+  if (samples.empty()) return judge(cmd, r, status);
   const Output files[] = {
       {cmd.csv_path, "CSV", [&samples](const RunResult&) { return render_ab_csv(samples); }},
       {cmd.gnuplot_path, "gnuplot",
@@ -175,7 +189,7 @@ int report_run(const AbCommand& cmd, const RunResult& r, Heartbeat& heartbeat) {
   for (const Output& file : files) {
     if (!file.path.empty() && !write_file(file.path, file.render(r), file.flag)) return 1;
   }
-  return status;
+  return judge(cmd, r, status);
 }
 
 }  // namespace
@@ -211,7 +225,9 @@ int run_ab_command(const std::vector<std::string>& args, std::string_view progra
     heartbeat.advance(p.completed);
     return false;
   };
-  auto result = run_load(cmd.run, tick);
+  OutputOptions judged;
+  add_verdict_outputs(cmd.verdict, judged);
+  auto result = run_judged(cmd.run, judged, tick);
   if (!result) {
     std::fprintf(stderr, "hail: %s\n", result.error().message.c_str());
     return 1;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/flag_table.h"
+#include "cli/verdict_flags.h"
 #include "load/collectors.h"
 #include "load/run_options.h"
 #include "report/ab_report.h"
@@ -60,6 +61,7 @@ struct AbCommand {
   // ab's options hail accepts without being able to honour them, each with why (the caller
   // prints them on stderr as "hail: ..." lines before the run).
   std::vector<std::string> notes;
+  VerdictFlags verdict;  // hail's --slo, --slo-abort, --junit (not in ab's usage)
 };
 
 // What ab would do with this command line.

@@ -82,15 +82,18 @@ std::vector<CommandDoc> command_docs() {
                   merge_usage(), merge_flag_names(), false, true});
   docs.push_back({"wrk", "hail wrk [wrk options] URL",
                   "wrk 4.1's command line and report, on hail's engine (also when hail is started "
-                  "under the name wrk). Differences from wrk: docs/compat.md.",
+                  "under the name wrk). Differences from wrk: docs/compat.md. hail's --slo EXPR, "
+                  "--slo-abort and --junit FILE work here too (not in wrk's usage text).",
                   wrk_usage(), wrk_flag_names(), true});
   docs.push_back({"ab", "hail ab [ab options] [http[s]://]hostname[:port]/path",
                   "ApacheBench 2.3's command line, report and exit statuses, on hail's engine "
-                  "(also when hail is started under the name ab).",
+                  "(also when hail is started under the name ab). hail's --slo EXPR, --slo-abort "
+                  "and --junit FILE work here too (not in ab's usage text).",
                   render_ab_usage("hail ab"), ab_flag_names(), true});
   docs.push_back({"webbench", "hail webbench [webbench options] URL",
                   "WebBench 1.5's command line and report, on hail's engine (also when hail is "
-                  "started under the name webbench).",
+                  "started under the name webbench). hail's --slo EXPR, --slo-abort and --junit "
+                  "FILE work here too (not in webbench's usage text).",
                   webbench_usage(), webbench_flag_names(), true});
   return docs;
 }

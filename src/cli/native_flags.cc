@@ -6,7 +6,6 @@
 #include "core/url.h"
 #include "load/url_mix.h"
 #include "report/hlog_writer.h"
-#include "report/verdict_report.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
 #include "report/timeseries_writer.h"
@@ -75,11 +74,8 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   cmd.run.request.authority = cmd.run.url.authority();
   // Thresholds judged over windows (over, for, first breaches, --slo-abort) need the series.
   s.given.keep_series = s.interval_given || !cmd.timeseries_path.empty() ||
-                        !cmd.json_path.empty() || !cmd.slo.empty();
-  if (cmd.slo_abort && cmd.slo.empty()) return make_error("--slo-abort needs at least one --slo");
-  if (!cmd.junit_path.empty() && cmd.slo.empty()) {
-    return make_error("--junit needs at least one --slo (its test cases are the thresholds)");
-  }
+                        !cmd.json_path.empty() || !cmd.verdict.slo.empty();
+  if (Status st = check_verdict_flags(cmd.verdict); !st) return st.error();
   if (Status st = validate(cmd.run, s.given); !st) return st.error();
   return cmd;
 }
@@ -100,9 +96,7 @@ OutputOptions native_outputs(const NativeCommand& cmd) {
                             csv ? render_timeseries_csv : render_timeseries_jsonl});
   }
   if (!cmd.hlog_path.empty()) output.files.push_back({cmd.hlog_path, "--hlog", render_hlog});
-  if (!cmd.junit_path.empty()) output.files.push_back({cmd.junit_path, "--junit", render_junit});
-  output.slo = cmd.slo;
-  output.slo_abort = cmd.slo_abort;
+  add_verdict_outputs(cmd.verdict, output);
   return output;
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli/flag_table.h"
 #include "cli/run_command.h"
+#include "cli/verdict_flags.h"
 #include "core/result.h"
 #include "load/run_options.h"
 
@@ -19,9 +20,7 @@ struct NativeCommand {
   std::string json_path;        // empty: no JSON; "-": JSON on stdout instead of the text report
   std::string timeseries_path;  // empty: none; CSV or JSON Lines by extension
   std::string hlog_path;        // empty: none; an HdrHistogram interval log (report/hlog_writer.h)
-  std::vector<std::string> slo;  // --slo thresholds, parsed once already (their text)
-  bool slo_abort = false;
-  std::string junit_path;  // empty: none
+  VerdictFlags verdict;          // --slo, --slo-abort, --junit
   bool quiet = false;
   bool show_help = false;
   bool show_version = false;

@@ -4,7 +4,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "analysis/slo_expr.h"
 #include "cli/flag_values.h"
 #include "core/numbers.h"
 #include "core/units.h"
@@ -276,15 +275,15 @@ Status set_hlog(NativeState& s, const ParsedFlag& f) {
 
 // Checked now, so that a typo fails in a second with the expression's own message.
 Status add_slo(NativeState& s, const ParsedFlag& f) {
-  auto threshold = parse_slo(f.value);
-  if (!threshold) return make_error(f.spelled + " " + threshold.error().message);
-  s.cmd.slo.push_back(threshold->text);
-  return ok_status();
+  return add_slo_flag(s.cmd.verdict, f.spelled, f.value);
 }
 
 Status set_junit(NativeState& s, const ParsedFlag& f) {
-  if (f.value.empty() || f.value == "-") return make_error("--junit needs a file name");
-  s.cmd.junit_path = f.value;
+  return set_junit_flag(s.cmd.verdict, f.value);
+}
+
+Status set_slo_abort(NativeState& s, const ParsedFlag&) {
+  s.cmd.verdict.slo_abort = true;
   return ok_status();
 }
 
@@ -420,7 +419,7 @@ constexpr NativeFlag kFlags[] = {
      "a threshold the run must meet (repeatable): p(99)<10ms, error_rate<0.1%,\nrps>=5000, "
      "p99<20ms over 10s, ... (see README); exit status 99 when one\nfails, 98 when hail was the "
      "limit", "Verdicts:"},
-    {"", "slo-abort", nullptr, set_command<&NativeCommand::slo_abort, true>,
+    {"", "slo-abort", nullptr, set_slo_abort,
      "stop the run as soon as a threshold can no longer pass"},
     {"", "junit", "FILE", set_junit, "the thresholds as JUnit XML test cases, for CI"},
     {"", "json", "FILE|-", set_json,

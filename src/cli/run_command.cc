@@ -250,13 +250,21 @@ int run_and_report(const RunOptions& given, const OutputOptions& output) {
   };
   ScriptStdout script_stdout(!options.script_path.empty() && output.stdout_is_data);
   std::unique_ptr<ScriptRun> script;
-  auto live = LiveRun::start(options);
-  if (!live) {
-    progress.clear();
+  auto result = run_judged(options, output, tick, &script);
+  progress.clear();
+  if (!result) {
     for (OutputFile& file : files) discard_output(file);
-    std::fprintf(stderr, "hail: %s\n", live.error().message.c_str());
+    std::fprintf(stderr, "hail: %s\n", result.error().message.c_str());
     return kExitCouldNotRun;
   }
+  return report_run(options, output, result.value(), script.get(),
+                    rates ? &rates->samples() : nullptr, script_stdout, files);
+}
+
+Result<RunResult> run_judged(const RunOptions& options, const OutputOptions& output,
+                             const TickFn& tick, std::unique_ptr<ScriptRun>* script) {
+  auto live = LiveRun::start(options);
+  if (!live) return live.error();
   SloWatch watch(output.slo_abort ? output.slo : std::vector<std::string>{});
   std::string abort_reason;
   while (!(*live)->poll(tick)) {
@@ -268,12 +276,10 @@ int run_and_report(const RunOptions& given, const OutputOptions& output) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  RunResult result = (*live)->finish(&script);
-  progress.clear();
+  RunResult result = (*live)->finish(script);
   result.slo = output.slo;
   result.slo_abort = abort_reason;
-  return report_run(options, output, result, script.get(), rates ? &rates->samples() : nullptr,
-                    script_stdout, files);
+  return result;
 }
 
 }  // namespace hail

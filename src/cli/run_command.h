@@ -4,10 +4,13 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/result.h"
 #include "load/run_options.h"
+#include "load/runner.h"
 #include "stats/run_result.h"
 
 namespace hail {
@@ -55,6 +58,12 @@ bool stop_signal_pending();
 
 // Runs the load and prints the reports; returns the process exit status.
 int run_and_report(const RunOptions& options, const OutputOptions& output);
+
+// The run itself, for front-ends that print their own reports (ab): polls `tick` (true stops the
+// run), stops early under output.slo_abort when a threshold can no longer pass, and stamps the
+// thresholds and that reason on the result. Errors: the run could not start.
+Result<RunResult> run_judged(const RunOptions& options, const OutputOptions& output,
+                             const TickFn& tick, std::unique_ptr<ScriptRun>* script = nullptr);
 
 // Exit status for a finished run: 1 when nothing could be done (no connection ever opened); with
 // thresholds, 98 when hail was the limit, else 99 when one failed.

@@ -293,10 +293,10 @@ Result<SearchCommand> parse_search_flags(const std::vector<std::string>& args) {
   if (!s.by_connections) native_args.insert(native_args.begin(), {"-R", "1"});
   auto native = parse_native_flags(native_args);
   if (!native) return native.error();
-  if (native->slo.empty()) {
+  if (native->verdict.slo.empty()) {
     return make_error("hail search needs at least one --slo threshold to search against");
   }
-  for (const std::string& text : native->slo) {
+  for (const std::string& text : native->verdict.slo) {
     auto t = parse_slo(text);
     if (!t) return make_error("--slo " + t.error().message);
     if (Status st = check_searchable(t.value()); !st) return make_error("--slo " + st.error().message);
@@ -305,7 +305,7 @@ Result<SearchCommand> parse_search_flags(const std::vector<std::string>& args) {
   if (!native->json_path.empty()) {
     return make_error("--json: give it to hail search itself (the search's JSON), not twice");
   }
-  s.cmd.slo = native->slo;
+  s.cmd.slo = native->verdict.slo;
   s.cmd.quiet = native->quiet;
   configure(s, native.value());
   if (s.cmd.plan.config.from > s.cmd.plan.config.max) {

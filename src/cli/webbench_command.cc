@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/run_command.h"
+#include "cli/verdict_flags.h"
 #include "cli/webbench_flags.h"
 #include "net/connect_probe.h"
 #include "report/webbench_report.h"
@@ -70,8 +71,11 @@ int run_webbench_command(const std::vector<std::string>& args) {
 
   OutputOptions output;
   const int64_t seconds = cmd.seconds;
-  output.render_text = [seconds](const RunResult& r) { return render_webbench_report(r, seconds); };
-  // run_and_report's statuses are webbench's: 0 after a run, 1 when nothing could be done.
+  output.render_text = followed_by_verdicts(
+      [seconds](const RunResult& r) { return render_webbench_report(r, seconds); });
+  add_verdict_outputs(cmd.verdict, output);
+  // run_and_report's statuses are webbench's: 0 after a run, 1 when nothing could be done (and
+  // hail's 98/99 with --slo).
   return run_and_report(cmd.run, output);
 }
 

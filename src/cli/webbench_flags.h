@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/flag_table.h"
+#include "cli/verdict_flags.h"
 #include "load/run_options.h"
 
 namespace hail {
@@ -45,6 +46,7 @@ struct WebbenchCommand {
   // host hail cannot parse): the caller prints the banner, webbench's "Connect to server failed"
   // message and this reason, and exits 1. Empty: connect as run says.
   std::string connect_problem;
+  VerdictFlags verdict;  // hail's --slo, --slo-abort, --junit (not in webbench's usage)
 };
 
 // What webbench would do with this command line.

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/run_command.h"
+#include "cli/verdict_flags.h"
 #include "cli/wrk_flags.h"
 #include "load/collectors.h"
 #include "net/connect_probe.h"
@@ -52,7 +53,7 @@ int run_wrk_command(const std::vector<std::string>& args) {
                    parse.message.c_str());
     }
     if (parse.show_usage) std::fputs(wrk_usage().c_str(), stdout);
-    return kExitCouldNotRun;
+    return parse.hail_usage ? kExitUsage : kExitCouldNotRun;
   }
   const WrkCommand& cmd = parse.command;
   for (const std::string& header : cmd.dropped_headers) {
@@ -70,9 +71,10 @@ int run_wrk_command(const std::vector<std::string>& args) {
   auto rates = std::make_shared<RateSampleCollectors>();
   RunOptions run = cmd.run;
   run.collectors.push_back(rates);
-  output.render_text = [latency, rates](const RunResult& r) {
+  output.render_text = followed_by_verdicts([latency, rates](const RunResult& r) {
     return render_wrk_report(r, rates->samples(), latency);
-  };
+  });
+  add_verdict_outputs(cmd.verdict, output);
   return run_and_report(run, output);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/flag_table.h"
+#include "cli/verdict_flags.h"
 #include "load/run_options.h"
 
 namespace hail {
@@ -26,6 +27,7 @@ struct WrkCommand {
   uint64_t threads = kWrkDefaultThreads;
   uint64_t connections = kWrkDefaultConnections;
   bool latency_distribution = false;  // --latency
+  VerdictFlags verdict;               // hail's --slo, --slo-abort, --junit (not in wrk's usage)
   // -H values wrk drops without a word (no ": " after the name); the caller may warn on stderr.
   std::vector<std::string> dropped_headers;
 };
@@ -41,6 +43,8 @@ struct WrkParse {
   // come without the usage text.
   std::string message;
   bool message_has_program = false;  // getopt's messages start with "<program>: "
+  // A usage error in one of hail's own flags (--slo ...): exit 2 rather than wrk's 1.
+  bool hail_usage = false;
   bool show_usage = false;
   int version_lines = 0;
 };

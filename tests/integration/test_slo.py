@@ -19,7 +19,9 @@ def check(report, expr):
     raise AssertionError("no check %r in %r" % (expr, report["slo"]))
 
 
-class SloTest(unittest.TestCase):
+class WithServer(unittest.TestCase):
+    """One `hail serve` (two threads) and a scratch directory per test class."""
+
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="hail-slo-")
@@ -29,6 +31,9 @@ class SloTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.server.__exit__(None, None, None)
         shutil.rmtree(cls.dir, ignore_errors=True)
+
+
+class SloTest(WithServer):
 
     def run_slo(self, *args, timeout=60):
         # /delay/5: every response takes 5 ms, so the thresholds below are far from the values
@@ -134,6 +139,69 @@ class SloTest(unittest.TestCase):
         r = run_hail(["--slo-abort", self.server.url + "/"])
         self.assertEqual(r.code, 2, describe(r))
         self.assertIn("--slo-abort needs at least one --slo", r.stderr)
+
+
+class FrontEndSloTest(WithServer):
+    """--slo, --slo-abort and --junit on hail wrk / ab / webbench: the tool's report unchanged,
+    then the threshold table; exit 99 / 0 / 2 as on native runs."""
+
+    def test_wrk(self):
+        junit = os.path.join(self.dir, "wrk.xml")
+        r = run_hail(["wrk", "-t1", "-c2", "-d1s", "--slo", "p(99)<1ms", "--slo=rps>1",
+                      "--junit", junit, self.server.url + "/delay/5"], timeout=60)
+        self.assertEqual(r.code, 99, describe(r))
+        # wrk's report, then the table.
+        self.assertRegex(r.stdout, r"Requests/sec: +[0-9.]+\nTransfer/sec: +\S+\n\n"
+                                   r"  Thresholds \(--slo\)\n  FAIL p\(99\)<1ms ")
+        self.assertIn("Verdict: FAIL (1 of 2 thresholds failed)", r.stdout)
+        suite = ET.parse(junit).getroot().find("testsuite")
+        self.assertEqual(suite.get("failures"), "1")
+        passing = run_hail(["wrk", "-t1", "-c2", "-d1s", "--slo", "p(99)<1s",
+                            self.server.url + "/delay/5"], timeout=60)
+        self.assertEqual(passing.code, 0, describe(passing))
+        self.assertIn("Verdict: PASS", passing.stdout)
+
+    def test_ab(self):
+        before = self.server.stats()
+        junit = os.path.join(self.dir, "ab.xml")
+        r = run_hail(["ab", "-q", "-k", "-n", "200", "-c", "2", "--slo", "p99<1ms",
+                      "--slo=error_rate<1%", "--junit", junit, self.server.url + "/delay/5"],
+                     timeout=60)
+        self.assertEqual(r.code, 99, describe(r))
+        served = HailServer.stats_delta(before, self.server.stats())["requests"]
+        self.assertEqual(served, 200)  # the thresholds change nothing in what is sent
+        self.assertIn("Percentage of the requests served within a certain time", r.stdout)
+        self.assertIn("FAIL p99<1ms", r.stdout)
+        self.assertRegex(r.stdout, r"  ok   error_rate<1% +0%\n")
+        cases = {c.get("name") for c in ET.parse(junit).getroot().iter("testcase")}
+        self.assertEqual(cases, {"p99<1ms", "error_rate<1%", "generator health"})
+        # --slo-abort: max over its limit can never come back, so a 20 s ab -t run stops early.
+        r = run_hail(["ab", "-q", "-t", "20", "-c", "2", "--slo", "max<2ms", "--slo-abort",
+                      self.server.url + "/delay/5"], timeout=60)
+        self.assertEqual(r.code, 99, describe(r))
+        self.assertLess(r.seconds, 8, describe(r))
+        self.assertIn("Stopped early by --slo-abort", r.stdout)
+
+    def test_webbench(self):
+        r = run_hail(["webbench", "-t", "1", "-c", "2", "--slo", "error_rate<1%",
+                      "--slo", "rps>1", self.server.url + "/delay/5"], timeout=60)
+        self.assertEqual(r.code, 0, describe(r))
+        self.assertIn("Speed=", r.stdout)
+        self.assertIn("Verdict: PASS (2 thresholds held)", r.stdout)
+
+    def test_bad_expressions_exit_2_in_every_front_end(self):
+        url = self.server.url + "/"
+        for argv in (["wrk", "--slo", "p99<", url], ["ab", "--slo", "p99<", url],
+                     ["webbench", "--slo", "p99<", url], ["ab", "--slo-abort", url],
+                     ["wrk", "--junit", "x.xml", url]):
+            r = run_hail(argv)
+            self.assertEqual(r.code, 2, describe(r))
+            self.assertTrue(r.stderr.startswith("hail: --"), r.stderr)
+        # ab reads no option after the URL (APR does not permute): "--slo" there is a stray
+        # argument, ab's usage error.
+        r = run_hail(["ab", url, "--slo", "p99<1ms"])
+        self.assertEqual(r.code, 22, describe(r))
+        self.assertIn("wrong number of arguments", r.stderr)
 
 
 if __name__ == "__main__":

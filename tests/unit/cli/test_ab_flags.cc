@@ -367,3 +367,36 @@ TEST(AbFlags, UsageAndVersion) {
 
 }  // namespace
 }  // namespace hail
+
+namespace hail {
+namespace {
+
+// hail's verdict flags on ab's command line: long options APR itself would end the options at.
+TEST(AbFlags, VerdictFlags) {
+  AbCommand c = parse_ok({"-n", "10", "--slo", "p(99)<10ms", "-k", "--slo=error_rate<1%",
+                          "--slo-abort", "--junit", "out.xml", kUrl});
+  EXPECT_EQ(c.verdict.slo, (std::vector<std::string>{"p(99)<10ms", "error_rate<1%"}));
+  EXPECT_TRUE(c.verdict.slo_abort);
+  EXPECT_EQ(c.verdict.junit_path, "out.xml");
+  EXPECT_TRUE(c.keep_alive);  // options after them are still read
+  EXPECT_GT(c.run.interval_ns, 0u);  // windowed thresholds need the series
+
+  AbParse bad = parse_ab_flags({"--slo", "p(99)<10xs", kUrl}, "ab");
+  EXPECT_EQ(bad.outcome, AbParse::Outcome::kExit);
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_EQ(bad.err.rfind("hail: --slo \"p(99)<10xs\"", 0), 0u) << bad.err;
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--slo-abort", kUrl}, {"--junit", "x.xml", kUrl}, {"--slo-abort=1", kUrl}}) {
+    AbParse p = parse_ab_flags(args, "ab");
+    EXPECT_EQ(p.outcome, AbParse::Outcome::kExit) << args[0];
+    EXPECT_NE(p.exit_status, 0) << args[0];
+  }
+  // Any other long option is what APR makes of it: the end of the options.
+  AbParse other = parse_ab_flags({"--other", kUrl}, "ab");
+  EXPECT_EQ(other.outcome, AbParse::Outcome::kRun) << other.err;
+  // Without them, ab's usage text does not change.
+  EXPECT_EQ(render_ab_usage("ab").find("slo"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hail

@@ -358,3 +358,27 @@ TEST(GnuGetopt, SamePrefixMatchesAreNotAmbiguous) {
 
 }  // namespace
 }  // namespace hail
+
+namespace hail {
+namespace {
+
+TEST(WebbenchFlags, VerdictFlags) {
+  WebbenchCommand c = parse_ok({"-t", "1", "--slo", "error_rate<1%", "--slo-abort", "--junit",
+                                "j.xml", kUrl});
+  EXPECT_EQ(c.verdict.slo, std::vector<std::string>{"error_rate<1%"});
+  EXPECT_TRUE(c.verdict.slo_abort);
+  EXPECT_EQ(c.verdict.junit_path, "j.xml");
+  EXPECT_GT(c.run.interval_ns, 0u);
+
+  WebbenchParse bad = parse_webbench_flags({"--slo", "nonsense", kUrl});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_EQ(bad.message.rfind("hail: --slo \"nonsense\"", 0), 0u) << bad.message;
+  WebbenchParse lonely = parse_webbench_flags({"--slo-abort", kUrl});
+  EXPECT_FALSE(lonely.ok);
+  EXPECT_EQ(lonely.exit_status, 2);
+  EXPECT_EQ(webbench_usage().find("slo"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hail

@@ -293,3 +293,29 @@ TEST(WrkFlags, UsageIsWrksByteForByte) {
 
 }  // namespace
 }  // namespace hail
+
+namespace hail {
+namespace {
+
+TEST(WrkFlags, VerdictFlags) {
+  WrkCommand c = parse_ok({"-d", "1", "--slo", "p99<5ms", "--slo=rps>=100", "--slo-abort",
+                           "--junit=j.xml", kUrl});
+  EXPECT_EQ(c.verdict.slo, (std::vector<std::string>{"p99<5ms", "rps>=100"}));
+  EXPECT_TRUE(c.verdict.slo_abort);
+  EXPECT_EQ(c.verdict.junit_path, "j.xml");
+  EXPECT_GT(c.run.interval_ns, 0u);
+
+  WrkParse bad = parse_wrk_flags({"--slo", "p99<", kUrl});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_TRUE(bad.hail_usage);
+  EXPECT_FALSE(bad.show_usage);
+  EXPECT_EQ(bad.message.rfind("hail: --slo \"p99<\"", 0), 0u) << bad.message;
+  WrkParse lonely = parse_wrk_flags({"--junit", "j.xml", kUrl});
+  EXPECT_FALSE(lonely.ok);
+  EXPECT_TRUE(lonely.hail_usage);
+  EXPECT_NE(lonely.message.find("--junit needs at least one --slo"), std::string::npos);
+  EXPECT_EQ(wrk_usage().find("slo"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hail
