@@ -20,7 +20,7 @@ struct NativeCommand {
   std::string json_path;        // empty: no JSON; "-": JSON on stdout instead of the text report
   std::string timeseries_path;  // empty: none; CSV or JSON Lines by extension
   std::string hlog_path;        // empty: none; an HdrHistogram interval log (report/hlog_writer.h)
-  VerdictFlags verdict;          // --slo, --slo-abort, --junit
+  VerdictFlags verdict;         // --slo, --slo-abort, --junit
   bool quiet = false;
   bool show_help = false;
   bool show_version = false;

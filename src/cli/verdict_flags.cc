@@ -32,7 +32,8 @@ Status check_verdict_flags(const VerdictFlags& flags) {
 }
 
 void add_verdict_outputs(const VerdictFlags& flags, OutputOptions& output) {
-  if (!flags.junit_path.empty()) output.files.push_back({flags.junit_path, "--junit", render_junit});
+  if (!flags.junit_path.empty())
+    output.files.push_back({flags.junit_path, "--junit", render_junit});
   output.slo = flags.slo;
   output.slo_abort = flags.slo_abort;
 }

@@ -209,9 +209,8 @@ constexpr std::span<const WebbenchFlag> kTable(kFlags);
 // webbench's long options in the order of its struct option array: glibc lists the matches of an
 // ambiguous prefix in this order.
 constexpr std::string_view kLongOptionOrder[] = {
-    "force", "reload", "time",    "help",  "http09",  "http10", "http11",
-    "get",   "head",   "options", "trace", "version", "proxy",  "clients",
-    "slo",   "slo-abort", "junit",  // hail's
+    "force",   "reload", "time",    "help",  "http09",  "http10", "http11",    "get",   "head",
+    "options", "trace",  "version", "proxy", "clients", "slo",    "slo-abort", "junit",  // hail's
 };
 
 constexpr UsageLayout kLayout{SyntaxStyle::kWebbench, 2, 27, 1};
@@ -317,7 +316,8 @@ WebbenchParse finish(WebbenchState& s, const std::vector<std::string>& words) {
   if (words.empty()) return fail(p, "webbench: Missing URL!\n", true, false);
   if (!check_counts(s)) return p;
   WebbenchCommand& cmd = p.command;
-  if (Status st = check_verdict_flags(cmd.verdict); !st) return refuse(p, st.error().message, false);
+  if (Status st = check_verdict_flags(cmd.verdict); !st)
+    return refuse(p, st.error().message, false);
   const std::string& url = words[0];
   cmd.url_text = url;
   const size_t slash = check_url(s, url);

@@ -378,7 +378,7 @@ TEST(AbFlags, VerdictFlags) {
   EXPECT_EQ(c.verdict.slo, (std::vector<std::string>{"p(99)<10ms", "error_rate<1%"}));
   EXPECT_TRUE(c.verdict.slo_abort);
   EXPECT_EQ(c.verdict.junit_path, "out.xml");
-  EXPECT_TRUE(c.keep_alive);  // options after them are still read
+  EXPECT_TRUE(c.keep_alive);         // options after them are still read
   EXPECT_GT(c.run.interval_ns, 0u);  // windowed thresholds need the series
 
   AbParse bad = parse_ab_flags({"--slo", "p(99)<10xs", kUrl}, "ab");

@@ -363,8 +363,8 @@ namespace hail {
 namespace {
 
 TEST(WebbenchFlags, VerdictFlags) {
-  WebbenchCommand c = parse_ok({"-t", "1", "--slo", "error_rate<1%", "--slo-abort", "--junit",
-                                "j.xml", kUrl});
+  WebbenchCommand c =
+      parse_ok({"-t", "1", "--slo", "error_rate<1%", "--slo-abort", "--junit", "j.xml", kUrl});
   EXPECT_EQ(c.verdict.slo, std::vector<std::string>{"error_rate<1%"});
   EXPECT_TRUE(c.verdict.slo_abort);
   EXPECT_EQ(c.verdict.junit_path, "j.xml");

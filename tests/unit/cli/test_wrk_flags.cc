@@ -298,8 +298,8 @@ namespace hail {
 namespace {
 
 TEST(WrkFlags, VerdictFlags) {
-  WrkCommand c = parse_ok({"-d", "1", "--slo", "p99<5ms", "--slo=rps>=100", "--slo-abort",
-                           "--junit=j.xml", kUrl});
+  WrkCommand c = parse_ok(
+      {"-d", "1", "--slo", "p99<5ms", "--slo=rps>=100", "--slo-abort", "--junit=j.xml", kUrl});
   EXPECT_EQ(c.verdict.slo, (std::vector<std::string>{"p99<5ms", "rps>=100"}));
   EXPECT_TRUE(c.verdict.slo_abort);
   EXPECT_EQ(c.verdict.junit_path, "j.xml");
