@@ -14,7 +14,7 @@ import time
 import unittest
 
 from support import (LOOPBACK, NGINX, _kill_group, check_accounting, describe, free_port, http_get,
-                     run_hail, wait_until)
+                     make_self_signed, run_hail, wait_until, write_files)
 
 NGINX_LOG_FORMAT = ("$status $request_method $uri $connection $connection_requests "
                     "$server_protocol $http_host $http_x_hail_test $msec r=$ssl_session_reused")
@@ -86,17 +86,6 @@ NGINX_TLS_SERVERS = """    ssl_certificate {dir}/cert.pem;
 NGINX_FILES = {"1k.bin": 1024, "100.bin": 100, "16k.bin": 16 * 1024}
 
 
-def make_self_signed(directory, name="localhost"):
-    """cert.pem and key.pem in `directory`: a throw-away self-signed pair (openssl CLI)."""
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=" + name,
-                    "-addext", "subjectAltName=DNS:%s,DNS:localhost,IP:127.0.0.1" % name,
-                    "-keyout", os.path.join(directory, "key.pem"),
-                    "-out", os.path.join(directory, "cert.pem")],
-                   check=True, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
-    return os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
-
-
 def nginx_available():
     return os.path.isfile(NGINX) and os.access(NGINX, os.X_OK)
 
@@ -131,9 +120,7 @@ class Nginx:
         try:
             www = os.path.join(self.dir, "www")
             os.mkdir(www)
-            for name, size in NGINX_FILES.items():
-                with open(os.path.join(www, name), "wb") as f:
-                    f.write(bytes((i % 251 for i in range(size))))
+            write_files(www, NGINX_FILES)
             if self.tls:
                 make_self_signed(self.dir)
             last_error = ""

@@ -8,6 +8,7 @@ Everything here talks to 127.0.0.1 only, and every process or wait is bounded in
   Nginx               Debian's nginx in its own temp dir: access-log counts and stub_status
   HostileServer       a tiny misbehaving HTTP server in a thread (truncated body, garbage, silence)
   free_port()         a loopback port that was free a moment ago (bind to 0, close)
+  make_self_signed()  a throw-away certificate for 127.0.0.1; write_files() static files to serve
 """
 
 import collections
@@ -161,6 +162,24 @@ def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((LOOPBACK, 0))
         return s.getsockname()[1]
+
+
+def make_self_signed(directory, name="localhost"):
+    """cert.pem and key.pem in `directory`: a throw-away self-signed pair (openssl CLI)."""
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=" + name,
+                    "-addext", "subjectAltName=DNS:%s,DNS:localhost,IP:127.0.0.1" % name,
+                    "-keyout", os.path.join(directory, "key.pem"),
+                    "-out", os.path.join(directory, "cert.pem")],
+                   check=True, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    return os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+
+
+def write_files(directory, files):
+    """Writes each {name: size} file in `directory`, its bytes 0, 1, ..., 250 repeated."""
+    for name, size in files.items():
+        with open(os.path.join(directory, name), "wb") as f:
+            f.write(bytes((i % 251 for i in range(size))))
 
 
 def http_get(port, path, timeout=5.0):
@@ -413,5 +432,5 @@ class HailServer:
 
 
 from hostile import HostileServer  # noqa: E402,F401  (re-exported for the tests)
-from nginx_server import (LogEntry, Nginx, NginxTestCase, make_self_signed,  # noqa: E402,F401
+from nginx_server import (LogEntry, Nginx, NginxTestCase,  # noqa: E402,F401
                           nginx_available, require_nginx)
