@@ -75,6 +75,9 @@ class ClientSession {
   // preface (its first SETTINGS frame, RFC 9113 §3.4); the connection counts as still connecting
   // until then. HTTP/1: always.
   virtual bool ready() const { return true; }
+  // HTTP/2, once ready(): the streams this connection may have in flight, min(--streams, the
+  // server's SETTINGS_MAX_CONCURRENT_STREAMS as last received), for the report. 0 otherwise.
+  virtual uint32_t stream_limit() const { return 0; }
   // Queues one request (capacity() > 0); its bytes become pending output. `request` must stay
   // valid until the request's outcome.
   virtual void submit(uint32_t slot, const RequestTemplate& request) = 0;

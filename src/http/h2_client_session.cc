@@ -106,6 +106,7 @@ struct H2ClientSession::Impl {
   SessionStatus feed(const char* data, size_t len, SessionListener& l);
   SessionStatus on_eof(SessionListener& l);
   uint32_t capacity() const;
+  uint32_t stream_limit() const;
   bool ids_exhausted() const { return nghttp2_session_get_next_stream_id(session) > INT32_MAX; }
 
   // The entry of a stream, or nullptr (not ours any more, or the session failed).
@@ -221,15 +222,19 @@ void H2ClientSession::Impl::reset() {
   }
 }
 
+uint32_t H2ClientSession::Impl::stream_limit() const {
+  if (session == nullptr || !settings_received) return 0;
+  return std::min(max_streams, nghttp2_session_get_remote_settings(
+                                   session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS));
+}
+
 uint32_t H2ClientSession::Impl::capacity() const {
   // Nothing before the server's SETTINGS: its MAX_CONCURRENT_STREAMS is unknown until then, and
   // streams sent beyond it would be refused (counted as errors) instead of waiting.
   if (session == nullptr || dead || eof || goaway || !settings_received || ids_exhausted()) {
     return 0;
   }
-  const uint32_t limit = std::min(
-      max_streams,
-      nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS));
+  const uint32_t limit = stream_limit();
   return limit > in_flight ? limit - in_flight : 0;
 }
 
@@ -575,6 +580,10 @@ uint32_t H2ClientSession::in_flight() const {
 
 bool H2ClientSession::ready() const {
   return impl_->settings_received;
+}
+
+uint32_t H2ClientSession::stream_limit() const {
+  return impl_->stream_limit();
 }
 
 void H2ClientSession::submit(uint32_t slot, const RequestTemplate& request) {

@@ -49,6 +49,7 @@ class H2ClientSession final : public ClientSession {
   uint32_t in_flight() const override;
   // The server's SETTINGS (its connection preface) arrived.
   bool ready() const override;
+  uint32_t stream_limit() const override;
   void submit(uint32_t slot, const RequestTemplate& request) override;
   // Resets the stream (RST_STREAM CANCEL); no event is reported for it afterwards.
   bool cancel(uint32_t slot) override;

@@ -14,6 +14,11 @@ WireProtocol SessionFactory::protocol_for(std::string_view alpn) const {
   return settings_.http_minor == 0 ? WireProtocol::kHttp10 : WireProtocol::kHttp11;
 }
 
+const char* SessionFactory::alpn_refusal(bool tls, std::string_view alpn) const {
+  if (!tls || settings_.protocol != HttpProtocol::kHttp2 || alpn == "h2") return nullptr;
+  return "ALPN: the server did not select h2 (--h2 over TLS needs it)";
+}
+
 std::unique_ptr<ClientSession> SessionFactory::make(WireProtocol protocol) const {
   if (protocol == WireProtocol::kHttp2) return std::make_unique<H2ClientSession>(settings_.h2);
   return std::make_unique<Http1ClientSession>(settings_.pipeline,

@@ -31,6 +31,10 @@ class SessionFactory {
 
   // The protocol of a connection whose TLS handshake selected `alpn` ("" for cleartext or none).
   WireProtocol protocol_for(std::string_view alpn) const;
+  // Why a TLS connection whose handshake selected `alpn` cannot be used, or nullptr: --h2 over
+  // TLS needs the server to select h2 (RFC 9113 §3.2); speaking HTTP/2 to a server that chose
+  // nothing would only earn a closed connection or an HTTP/1.1 error page.
+  const char* alpn_refusal(bool tls, std::string_view alpn) const;
   // A session for that protocol, ready for reset(). Connections keep theirs across reconnects.
   std::unique_ptr<ClientSession> make(WireProtocol protocol) const;
   // Requests a connection may have in flight at most, whichever protocol it speaks.

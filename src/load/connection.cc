@@ -122,6 +122,10 @@ void Connection::on_handshake_done(uint64_t now_ns) {
   fresh_ = true;
   connect_took_ns_ = now_ns - connect_start_ns_;
   last_read_ns_ = now_ns;
+  if (const char* why = env_->sessions->alpn_refusal(transport_->is_tls(), transport_->alpn())) {
+    on_connect_failed(why);
+    return;
+  }
   const WireProtocol protocol = env_->sessions->protocol_for(transport_->alpn());
   std::unique_ptr<ClientSession>& session = sessions_[protocol == WireProtocol::kHttp2 ? 1 : 0];
   if (!session) session = env_->sessions->make(protocol);
@@ -144,6 +148,9 @@ void Connection::on_session_ready(uint64_t now_ns) {
   env_->sink->on_opened(session_ == sessions_[1].get(), transport_->tls_version(),
                         transport_->tls_cipher());
   opened_ = true;
+  if (const uint32_t streams = session_->stream_limit(); streams != 0) {
+    env_->sink->on_stream_limit(streams);
+  }
   env_->loop->cancel(timer_);
   follow(env_->pacer->on_ready(index_, now_ns, 0, true), now_ns);
   if (state_ == State::kOpen) flush_write();
@@ -518,6 +525,10 @@ void Connection::close_fd() {
   thinking_ = false;
   if (opened_) {
     opened_ = false;
+    // The server may have lowered its limit since the connection opened.
+    if (const uint32_t streams = session_->stream_limit(); streams != 0) {
+      env_->sink->on_stream_limit(streams);
+    }
     env_->sink->on_closed();
   }
   if (fd_ >= 0) {
@@ -537,8 +548,8 @@ void Connection::reconnect_after(uint64_t delay_ns) {
   state_ = State::kClosed;
   // Requests waiting to be sent again were granted already: they reopen a connection the pacer
   // still keeps, whatever it would grant anew.
-  const bool reopen = env_->pacer->wants_open(index_) ||
-                      (!retries_.empty() && env_->pacer->keeps(index_));
+  const bool reopen =
+      env_->pacer->wants_open(index_) || (!retries_.empty() && env_->pacer->keeps(index_));
   if (finished() || !reopen) {
     loop.cancel(timer_);
     if (!finished()) settle_retries();

@@ -67,6 +67,15 @@ void Connection::settle_retries() {
   retries_.clear();
 }
 
+namespace {
+
+// Why a request timed out, for error_reasons (every class has its reasons).
+constexpr const char* kTimeoutStreamReset = "no complete response within --timeout (stream reset)";
+constexpr const char* kTimeoutConnectionClosed =
+    "no complete response within --timeout (connection closed)";
+
+}  // namespace
+
 void Connection::on_request_timer(uint64_t now_ns) {
   const uint64_t timeout_ns = env_->timeout_ns;
   uint64_t earliest_ns = UINT64_MAX;
@@ -84,7 +93,7 @@ void Connection::on_request_timer(uint64_t now_ns) {
       earliest_ns = std::min(earliest_ns, deadline_ns);
     } else if (!silent && session_->cancel(i)) {
       // HTTP/2: the stream is reset, the connection and its other streams live on.
-      on_request_failed(i, ErrorClass::kTimeout, nullptr);
+      on_request_failed(i, ErrorClass::kTimeout, kTimeoutStreamReset);
       cancelled = true;
       if (finished()) return;
     } else {
@@ -94,7 +103,7 @@ void Connection::on_request_timer(uint64_t now_ns) {
   if (must_close) {
     // HTTP/1: a real timeout closes the connection and reopens it; the late response is never
     // counted, and requests pipelined behind the late one are abandoned with it (also timeouts).
-    fail_all(ErrorClass::kTimeout, nullptr);
+    fail_all(ErrorClass::kTimeout, kTimeoutConnectionClosed);
     if (finished()) return;
     reconnect();
     return;

@@ -65,6 +65,7 @@ class MeasurementSink {
     ++open_connections_;
   }
   void on_closed() { --open_connections_; }
+  void on_stream_limit(uint32_t streams) { recorder_.on_stream_limit(streams); }
   void on_bytes_read(uint64_t now_ns, uint64_t bytes) {
     if (measuring(now_ns)) recorder_.on_bytes_read(bytes);
   }

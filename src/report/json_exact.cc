@@ -147,6 +147,8 @@ void write_exact_block(JsonWriter& j, const ResultDocument& doc) {
   j.end_array();
   j.value("pipeline_depth", r.pipeline);
   j.value("streams_per_connection", r.streams);
+  j.value("streams_effective_min", r.streams_effective_min);
+  j.value("streams_effective_max", r.streams_effective_max);
   j.exact("rate_target_per_s", r.rate_target_per_s);
   j.value("backlog", r.backlog);
   j.value("target_unit", r.target_unit != nullptr ? r.target_unit : "");

@@ -301,6 +301,11 @@ void read_settings(const JsonNode& doc, RunResult& r) {
   r.protocols = read_protocols(doc.at("protocols"));
   r.pipeline = doc.u32("pipeline_depth");
   r.streams = doc.u32("streams_per_connection");
+  // Written by hail versions that report the servers' stream limits.
+  if (std::optional<JsonNode> low = doc.find("streams_effective_min"))
+    r.streams_effective_min = low->u32();
+  if (std::optional<JsonNode> high = doc.find("streams_effective_max"))
+    r.streams_effective_max = high->u32();
   r.rate_target_per_s = doc.at("rate_target_per_s").finite_number();
   r.backlog = doc.u64("backlog");
   r.target_unit = read_target_unit(doc.at("target_unit"));

@@ -120,6 +120,12 @@ std::string render_json_document(const ResultDocument& doc) {
   j.value("protocol", p.name());
   if (r.pipeline > 1) j.value("pipeline", r.pipeline);
   if (p.speaks_h2()) j.value("streams", r.streams);
+  if (p.speaks_h2() && r.streams_effective_min != 0) {
+    j.begin_object("streams_effective");
+    j.value("min", r.streams_effective_min);
+    j.value("max", r.streams_effective_max);
+    j.end_object();
+  }
   j.value("keep_alive", r.keep_alive);
   j.value("start_unix_s", static_cast<double>(r.start_unix_ns) / 1e9);
   j.value("duration_s", r.duration_s());

@@ -51,7 +51,16 @@ std::string protocol_label(const RunResult& r) {
                          : h1 == WireProtocol::kHttp10 ? "HTTP/1.0"
                                                        : "HTTP/1.1";
   if (r.protocols == ProtocolSet(WireProtocol::kHttp2)) {
-    return "HTTP/2" + (r.streams > 1 ? " " + std::to_string(r.streams) + " streams" : "");
+    std::string label =
+        "HTTP/2" + (r.streams > 1 ? " " + std::to_string(r.streams) + " streams" : "");
+    // The servers' SETTINGS_MAX_CONCURRENT_STREAMS held some connections below --streams.
+    const uint32_t low = r.streams_effective_min;
+    const uint32_t high = r.streams_effective_max;
+    if (low != 0 && low < r.streams) {
+      label += " (server allowed " + std::to_string(low) +
+               (high != low ? "-" + std::to_string(high) : "") + ")";
+    }
+    return label;
   }
   if (r.protocols.speaks_h2()) return std::string("HTTP/2 and ") + h1_label;
   std::string label = h1_label;
@@ -242,8 +251,9 @@ std::string render_text_report(const RunResult& r, std::string_view hail_version
        static_cast<unsigned long long>(c.in_flight), retried.c_str(),
        r.accounting_holds() ? "" : "  (MISMATCH)");
   if (c.unsolicited > 0) {
-    line(out, "  Unsolicited   %llu times the server sent bytes no request asked for (parse errors "
-              "of their connections)",
+    line(out,
+         "  Unsolicited   %llu times the server sent bytes no request asked for (parse errors "
+         "of their connections)",
          static_cast<unsigned long long>(c.unsolicited));
   }
   line(out, "  Connections   %llu opened", static_cast<unsigned long long>(c.connections_opened));

@@ -3,6 +3,7 @@
 // worker has stopped. Recording never allocates and never locks.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -97,6 +98,14 @@ class Recorder {
     if (tls_cipher_ == nullptr && !tls_cipher.empty()) tls_cipher_ = tls_cipher.data();
   }
   void set_in_flight(uint64_t n) { counters_.in_flight = n; }
+  // HTTP/2: a connection's stream limit (ClientSession::stream_limit), when it opens and when it
+  // closes (the server may lower it in between); the lowest and highest are reported.
+  void on_stream_limit(uint32_t streams) {
+    if (streams_min_ == 0 || streams < streams_min_) streams_min_ = streams;
+    streams_max_ = std::max(streams_max_, streams);
+  }
+  uint32_t streams_min() const { return streams_min_; }
+  uint32_t streams_max() const { return streams_max_; }
 
   const Counters& counters() const { return counters_; }
   const Histogram& latency() const { return latency_; }
@@ -127,6 +136,8 @@ class Recorder {
   Histogram tls_handshake_;
   const char* tls_version_ = nullptr;
   const char* tls_cipher_ = nullptr;
+  uint32_t streams_min_ = 0;  // 0: no HTTP/2 connection reported one
+  uint32_t streams_max_ = 0;
   std::array<uint64_t, kMaxStatus + 1> status_counts_{};
   std::array<ReasonCount, kMaxReasons> reasons_{};
   size_t reason_slots_ = 0;

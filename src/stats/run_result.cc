@@ -76,6 +76,12 @@ void merge_into(RunResult& into, const RunResult& other) {
   if (into.tls_version.empty()) into.tls_version = other.tls_version;
   if (into.tls_cipher.empty()) into.tls_cipher = other.tls_cipher;
 
+  if (other.streams_effective_min != 0 &&
+      (into.streams_effective_min == 0 ||
+       other.streams_effective_min < into.streams_effective_min)) {
+    into.streams_effective_min = other.streams_effective_min;
+  }
+  into.streams_effective_max = std::max(into.streams_effective_max, other.streams_effective_max);
   into.backlog += other.backlog;
   into.service_time.merge(other.service_time);
   into.lag.merge(other.lag);
@@ -118,6 +124,8 @@ RunResult RunResult::from_recorder(const Recorder& recorder) {
   r.tls_handshake = recorder.tls_handshake();
   if (recorder.tls_version() != nullptr) r.tls_version = recorder.tls_version();
   if (recorder.tls_cipher() != nullptr) r.tls_cipher = recorder.tls_cipher();
+  r.streams_effective_min = recorder.streams_min();
+  r.streams_effective_max = recorder.streams_max();
   const auto& codes = recorder.status_counts();
   for (size_t code = 0; code < codes.size(); ++code) {
     if (codes[code] != 0) r.status_codes[static_cast<int>(code)] = codes[code];

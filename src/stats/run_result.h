@@ -70,7 +70,12 @@ struct RunResult {
   // What the connections spoke (protocols.name(): "h2", "http/1.1", ..., or "h2+http/1.1").
   ProtocolSet protocols;
   uint32_t pipeline = 1;
-  uint32_t streams = 1;
+  uint32_t streams = 1;  // --streams, as asked
+  // HTTP/2: the streams per connection the servers allowed, min(--streams, their
+  // SETTINGS_MAX_CONCURRENT_STREAMS), lowest and highest over the connections (sampled as each
+  // opened and closed); 0 when no HTTP/2 connection opened.
+  uint32_t streams_effective_min = 0;
+  uint32_t streams_effective_max = 0;
 
   // Rate mode (-R): `latency` is corrected (planned send -> response complete).
   double rate_target_per_s = 0;  // 0: closed loop

@@ -434,3 +434,7 @@ class HailServer:
 from hostile import HostileServer  # noqa: E402,F401  (re-exported for the tests)
 from nginx_server import (LogEntry, Nginx, NginxTestCase,  # noqa: E402,F401
                           nginx_available, require_nginx)
+
+# error_reasons keys of timeouts (src/load/connection_recovery.cc).
+TIMEOUT_CLOSED = "timeout: no complete response within --timeout (connection closed)"
+TIMEOUT_RESET = "timeout: no complete response within --timeout (stream reset)"

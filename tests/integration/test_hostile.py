@@ -21,7 +21,7 @@ import unittest
 
 import hostile
 from hostile import MALFORMED, HostileServer
-from support import check_accounting, describe, run_hail, summary, wait_until
+from support import TIMEOUT_CLOSED, check_accounting, describe, run_hail, summary, wait_until
 
 REQUEST_CLASSES = ("read", "write", "timeout", "parse", "stream")
 
@@ -245,11 +245,12 @@ CASES = {
         read=5, connections=5, reasons={"read: Connection reset by peer": 5})),
     "rst_before_response": ("rst_at_once", 5, (), dict(
         read=5, connections=5, reasons={"read: Connection reset by peer": 5})),
-    # Accept, read, never answer: a timeout, and the connection is replaced (timeouts carry no
-    # reason).
-    "silent": ("silent", 2, ("--timeout", "300ms"), dict(timeout=2, connections=2)),
+    # Accept, read, never answer: a timeout, and the connection is replaced.
+    "silent": ("silent", 2, ("--timeout", "300ms"), dict(
+        timeout=2, connections=2, reasons={TIMEOUT_CLOSED: 2})),
     # The head at once, then the body a byte every 100 ms: the whole response is late.
-    "drip_past_timeout": ("drip", 2, ("--timeout", "500ms"), dict(timeout=2, connections=2)),
+    "drip_past_timeout": ("drip", 2, ("--timeout", "500ms"), dict(
+        timeout=2, connections=2, reasons={TIMEOUT_CLOSED: 2})),
     # A malformed response fails the requests pipelined behind it too.
     "garbage_p4": ("garbage", 8, P4, dict(
         parse=8, connections=2, reasons={"parse: malformed status line": 8},

@@ -16,7 +16,7 @@ import unittest
 
 import hostile_h2_behaviours
 from hostile_h2 import HostileH2Server
-from support import check_accounting, describe, run_hail, wait_until
+from support import TIMEOUT_CLOSED, check_accounting, describe, run_hail, wait_until
 
 REQUEST_CLASSES = ("read", "write", "timeout", "parse", "stream")
 
@@ -152,6 +152,8 @@ class StreamLimitTest(HostileH2Case):
         self.check(run, stats, 40, completed=40, connections=1)
         self.assertEqual(stats["max_open"], 8)
         self.assertEqual(stats.get("over_limit", 0), 0, stats)
+        # The report says what the server allowed: 8 when the connection opened, 1 by its end.
+        self.assertEqual(run.json["streams_effective"], {"min": 1, "max": 8}, describe(run))
 
     def test_max_concurrent_streams_zero_reopens_after_the_timeout(self):
         # After the first batch the server allows no streams: the connection is given up a timeout
@@ -167,13 +169,13 @@ class FlowControlTest(HostileH2Case):
         # which nothing more arrives) is replaced.
         run, stats = run_against("window_zero", 2, "-m", "POST", "--body", "xyz",
                                  timeout="400ms")
-        self.check(run, stats, 2, timeout=2, connections=2)
+        self.check(run, stats, 2, timeout=2, connections=2, reasons={TIMEOUT_CLOSED: 2})
         self.assertEqual(stats.get("data_bytes", 0), 0)
 
     def test_tiny_window_is_a_timeout(self):
         run, stats = run_against("window_tiny", 2, "-m", "POST", "--body", "x" * 1000,
                                  timeout="400ms")
-        self.check(run, stats, 2, timeout=2, connections=2)
+        self.check(run, stats, 2, timeout=2, connections=2, reasons={TIMEOUT_CLOSED: 2})
         self.assertEqual(stats["data_bytes"], 20)  # 10 bytes per stream, never more
 
     def test_window_update_overflow_on_the_connection(self):
@@ -266,7 +268,8 @@ class ConnectionTest(HostileH2Case):
         # Two answers, then silence: the overdue request is a timeout and the connection, on which
         # nothing arrives any more, is closed and reopened instead of being fed more streams.
         run, stats = run_against("silent_after2", 6, timeout="400ms")
-        self.check(run, stats, 6, completed=4, timeout=2, connections=2)
+        self.check(run, stats, 6, completed=4, timeout=2, connections=2,
+                   reasons={TIMEOUT_CLOSED: 2})
         self.assertEqual(stats["answered"], 4)
 
 

@@ -194,6 +194,21 @@ class HostileTlsTest(unittest.TestCase):
                 "connect: ALPN: the server selected a protocol hail did not offer": 1})
             self.assertEqual(stats["handshake_failures"], 1)
 
+    def test_h2_forced_but_no_alpn_selected(self):
+        # The server selects no ALPN protocol: --h2 counts the connection as failed with the
+        # reason, sends nothing, and a -n run ends at once (exit 1: nothing could be opened);
+        # without --h2, ALPN's silence means HTTP/1.1.
+        # Each of the 5 connections fails once; none ever opened, so the run stops there.
+        run, stats = self.run_against("ok", 100, "--h2", "-c", "5")
+        self.check(run, stats, 100, connect=5, code=1, reasons={
+            "connect: ALPN: the server did not select h2 (--h2 over TLS needs it)": 5})
+        self.assertEqual(run.json["connections_opened"], 0)
+        self.assertEqual(stats.get("requests", 0), 0, stats)
+        self.assertEqual(stats["handshakes"], 5, stats)
+        self.assertLess(run.seconds, 5)
+        run, stats = self.run_against("ok", 5)
+        self.check(run, stats, 5, completed=5, connections=1)
+
 
 if __name__ == "__main__":
     unittest.main()

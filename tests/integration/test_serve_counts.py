@@ -72,6 +72,27 @@ class ServeCountsTest(unittest.TestCase):
         # Nothing in flight at the end: hail read exactly what the server sent.
         self.assertEqual(r["throughput"]["bytes_read"], delta["bytes_sent"], (delta, describe(run)))
 
+    def test_streams_the_server_allows_are_reported(self):
+        """--streams 10 against a server whose SETTINGS_MAX_CONCURRENT_STREAMS is 4: the report
+        names both, and never more than 4 streams were open on the server (h2_streams counts
+        them all; the answer to each is counted once)."""
+        with HailServer("--h2-max-streams", "4") as server:
+            before = server.stats()
+            run = run_hail(["--h2", "-n", "400", "-c", "2", "-t", "1", "--streams", "10", "--json",
+                            "-", "-q", server.url + "/delay/1"], timeout=30)
+            delta = HailServer.stats_delta(before, server.stats())
+            self.assertEqual(run.code, 0, describe(run))
+            self.assertEqual(run.json["requests"]["completed"], 400, describe(run))
+            self.assertEqual(delta["h2_streams"], 400, delta)
+            self.assertEqual(run.json["streams"], 10)
+            self.assertEqual(run.json["streams_effective"], {"min": 4, "max": 4}, describe(run))
+            text = run_hail(["--h2", "-n", "40", "-c", "1", "--streams", "10", server.url + "/"],
+                            timeout=30)
+            self.assertIn("HTTP/2 10 streams (server allowed 4)", text.stdout, describe(text))
+        # A server that allows more: the report says what was asked, and nothing else.
+        run, _ = self.load("--h2", "-n", "100", "-c", "1", "--streams", "5", self.server.url + "/")
+        self.assertEqual(run.json["streams_effective"], {"min": 5, "max": 5}, describe(run))
+
     def test_fewer_requests_than_threads(self):
         # The -n budget is split between the threads; a thread whose share is 0 must send nothing
         # (not run unbounded). -n alone has no time limit, so the hard timeout catches a hang.

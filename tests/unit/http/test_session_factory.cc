@@ -30,6 +30,19 @@ TEST(SessionFactory, AlpnDecidesOnlyWhenTheRunLeavesItOpen) {
   EXPECT_EQ(factory(HttpProtocol::kHttp1, 1, true).protocol_for(""), WireProtocol::kHttp09);
 }
 
+TEST(SessionFactory, H2OverTlsNeedsAlpnToSelectIt) {
+  const SessionFactory h2 = factory(HttpProtocol::kHttp2);
+  EXPECT_EQ(h2.alpn_refusal(true, "h2"), nullptr);
+  ASSERT_NE(h2.alpn_refusal(true, ""), nullptr);  // the server selected nothing
+  EXPECT_EQ(std::string(h2.alpn_refusal(true, "")),
+            "ALPN: the server did not select h2 (--h2 over TLS needs it)");
+  EXPECT_NE(h2.alpn_refusal(true, "http/1.1"), nullptr);
+  EXPECT_EQ(h2.alpn_refusal(false, ""), nullptr);  // h2c: prior knowledge, no ALPN
+  // Left to ALPN, or HTTP/1 asked for: whatever the server selected is spoken.
+  EXPECT_EQ(factory(HttpProtocol::kAuto).alpn_refusal(true, ""), nullptr);
+  EXPECT_EQ(factory(HttpProtocol::kHttp1).alpn_refusal(true, ""), nullptr);
+}
+
 TEST(SessionFactory, MakesTheSessionOfEachProtocol) {
   const SessionFactory f = factory(HttpProtocol::kAuto);
   EXPECT_EQ(f.max_in_flight(), 10u);  // the larger of --pipeline and --streams

@@ -86,6 +86,8 @@ RunResult full(uint64_t k) {
   r.protocols = ProtocolSet(k == 1 ? WireProtocol::kHttp11 : WireProtocol::kHttp2);
   r.pipeline = static_cast<uint32_t>(1 + k);
   r.streams = static_cast<uint32_t>(10 + k);
+  r.streams_effective_min = k == 1 ? 5 : 3;
+  r.streams_effective_max = k == 1 ? 6 : 8;
   r.rate_target_per_s = 100.0 * static_cast<double>(k);
   r.backlog = 3 * k;
   r.service_time.record(5'000 * k);
@@ -113,7 +115,7 @@ RunResult full(uint64_t k) {
 TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   // A field added to RunResult changes its size: give it a rule in merge() and a check here, then
   // update this figure.
-  EXPECT_EQ(sizeof(RunResult), 1024u) << "a RunResult field was added or removed";
+  EXPECT_EQ(sizeof(RunResult), 1032u) << "a RunResult field was added or removed";
 
   RunResult m = full(1);
   m.merge(full(2));
@@ -128,6 +130,14 @@ TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   EXPECT_EQ(m.protocols.name(), "h2+http/1.1");
   EXPECT_EQ(m.pipeline, 2u);
   EXPECT_EQ(m.streams, 11u);
+  // The servers' stream limits: the lowest and the highest; 0 (no HTTP/2 connection) is no limit.
+  EXPECT_EQ(m.streams_effective_min, 3u);
+  EXPECT_EQ(m.streams_effective_max, 8u);
+  RunResult h1_only;
+  h1_only.merge(m);
+  RunResult none;
+  h1_only.merge(none);
+  EXPECT_EQ(h1_only.streams_effective_min, 3u);
   EXPECT_EQ(m.interval_ns, 1'000'000u);
   EXPECT_TRUE(m.ladder);
   EXPECT_STREQ(m.target_unit, "req/s");
