@@ -86,7 +86,6 @@ class Driver {
   size_t level_first_ = 0;  // the first window measured at this level
   size_t level_end_ = 0;    // the windows measured at this level so far end here
   bool interrupted_ = false;
-  bool ended_ = false;
   bool last_failed_ = false;  // the last probe did not pass: the server may still hold a queue
   uint32_t threads_ = 0;
 };
@@ -99,10 +98,7 @@ bool Driver::stop_requested() {
 bool Driver::wait_until(LiveRun& live, const std::function<bool()>& done) {
   const TickFn tick = [](const RunProgress&) { return false; };
   for (;;) {
-    if (live.poll(tick)) {
-      ended_ = true;
-      return done();
-    }
+    if (live.poll(tick)) return done();
     if (done()) return true;
     if (stop_requested()) return false;
     std::this_thread::sleep_for(kTick);
@@ -130,6 +126,7 @@ Result<ProbeOutcome> Driver::estimate(const Probe& p) {
   o.interval_ns = 0;
   auto live = LiveRun::start(o);
   if (!live) return live.error();
+  // Returns only once the run ended, or on a stop request: then stop it and let it end.
   if (!wait_until(**live, [] { return false; }) && interrupted_) (*live)->stop();
   while (!(*live)->poll([](const RunProgress&) { return false; })) std::this_thread::sleep_for(kTick);
   const RunResult r = (*live)->finish();
