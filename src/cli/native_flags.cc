@@ -6,6 +6,7 @@
 #include "core/url.h"
 #include "load/url_mix.h"
 #include "report/hlog_writer.h"
+#include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
 #include "report/timeseries_writer.h"
@@ -74,7 +75,8 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   cmd.run.request.authority = cmd.run.url.authority();
   // Thresholds judged over windows (over, for, first breaches, --slo-abort) need the series.
   s.given.keep_series = s.interval_given || !cmd.timeseries_path.empty() ||
-                        !cmd.json_path.empty() || !cmd.verdict.slo.empty();
+                        !cmd.json_path.empty() || !cmd.html_path.empty() ||
+                        !cmd.verdict.slo.empty();
   if (Status st = check_verdict_flags(cmd.verdict); !st) return st.error();
   if (Status st = validate(cmd.run, s.given); !st) return st.error();
   return cmd;
@@ -94,6 +96,9 @@ OutputOptions native_outputs(const NativeCommand& cmd) {
     const bool csv = format && *format == TimeseriesFormat::kCsv;
     output.files.push_back({cmd.timeseries_path, "--timeseries",
                             csv ? render_timeseries_csv : render_timeseries_jsonl});
+  }
+  if (!cmd.html_path.empty()) {
+    output.files.push_back({cmd.html_path, "--html", render_html_report});
   }
   if (!cmd.hlog_path.empty()) output.files.push_back({cmd.hlog_path, "--hlog", render_hlog});
   add_verdict_outputs(cmd.verdict, output);

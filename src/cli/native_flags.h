@@ -19,6 +19,7 @@ struct NativeCommand {
   RunOptions run;
   std::string json_path;        // empty: no JSON; "-": JSON on stdout instead of the text report
   std::string timeseries_path;  // empty: none; CSV or JSON Lines by extension
+  std::string html_path;  // empty: none; the HTML report (report/html_report.h)
   std::string hlog_path;        // empty: none; an HdrHistogram interval log (report/hlog_writer.h)
   VerdictFlags verdict;         // --slo, --slo-abort, --junit
   bool quiet = false;

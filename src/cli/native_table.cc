@@ -256,6 +256,13 @@ Status set_json(NativeState& s, const ParsedFlag& f) {
   return ok_status();
 }
 
+Status set_html(NativeState& s, const ParsedFlag& f) {
+  if (f.value.empty()) return make_error("--html needs a file name");
+  if (f.value == "-") return make_error("--html writes a file, not stdout: name one");
+  s.cmd.html_path = f.value;
+  return ok_status();
+}
+
 Status set_timeseries(NativeState& s, const ParsedFlag& f) {
   if (f.value.empty()) return make_error("--timeseries needs a file name");
   auto format = timeseries_format_for_path(f.value);
@@ -418,12 +425,16 @@ constexpr NativeFlag kFlags[] = {
     {"", "slo", "EXPR", add_slo,
      "a threshold the run must meet (repeatable): p(99)<10ms, error_rate<0.1%,\nrps>=5000, "
      "p99<20ms over 10s, ... (see README); exit status 99 when one\nfails, 98 when hail was the "
-     "limit", "Verdicts:"},
+     "limit",
+     "Verdicts:"},
     {"", "slo-abort", nullptr, set_slo_abort,
      "stop the run as soon as a threshold can no longer pass"},
     {"", "junit", "FILE", set_junit, "the thresholds as JUnit XML test cases, for CI"},
     {"", "json", "FILE|-", set_json,
      "write the JSON report to FILE (\"-\": to stdout instead of the text)", "Output:"},
+    {"", "html", "FILE", set_html,
+     "a self-contained HTML report with charts of the time series, spectrum\nand steps (opens "
+     "from disk, no network)"},
     {"", "timeseries", "FILE", set_timeseries,
      "per-interval samples as CSV (.csv) or JSON Lines (.jsonl)"},
     {"", "interval", "T", set_interval,

@@ -10,6 +10,7 @@
 #include "cli/flag_values.h"
 #include "cli/run_command.h"
 #include "report/hlog_writer.h"
+#include "report/html_report.h"
 #include "report/json_reader.h"
 #include "report/json_report.h"
 #include "report/run_merge.h"
@@ -38,12 +39,20 @@ Status set_hlog(ResultCommand& c, const ParsedFlag& f) {
   return ok_status();
 }
 
+Status set_html(ResultCommand& c, const ParsedFlag& f) {
+  if (f.value.empty()) return make_error("--html needs a file name");
+  if (f.value == "-") return make_error("--html writes a file, not stdout: name one");
+  c.html_path = f.value;
+  return ok_status();
+}
+
 // Fields: short name, long name, value name, handler, help.
 constexpr ResultFlag kReportFlags[] = {
     {"", "json", "FILE|-", set_json,
      "write the run's JSON report again to FILE (\"-\": to stdout instead of\nthe text)"},
     {"", "hlog", "FILE", set_hlog,
      "write the run's measured windows as an HdrHistogram interval log"},
+    {"", "html", "FILE", set_html, "write the run's HTML report (charts) to FILE"},
 };
 constexpr ResultFlag kMergeFlags[] = {
     {"", "json", "FILE|-", set_json,
@@ -51,6 +60,7 @@ constexpr ResultFlag kMergeFlags[] = {
     {"", "hlog", "FILE", set_hlog,
      "write the merged windows as an HdrHistogram interval log (inputs saved\nwith their time "
      "series)"},
+    {"", "html", "FILE", set_html, "write the merged result's HTML report (charts) to FILE"},
 };
 
 constexpr UsageLayout kLayout{SyntaxStyle::kServe, 2, 24, 1};
@@ -93,8 +103,8 @@ bool write_file(const char* command, const char* flag, const std::string& path,
   if (out) out.close();
   if (out) return true;
   const int err = errno;
-  std::fprintf(stderr, "hail %s: cannot write %s file %s%s%s\n", command, flag,
-               quote(path).c_str(), err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "");
+  std::fprintf(stderr, "hail %s: cannot write %s file %s%s%s\n", command, flag, quote(path).c_str(),
+               err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "");
   return false;
 }
 
@@ -119,6 +129,10 @@ int write_outputs(const char* command, const ResultCommand& cmd, const ResultDoc
   }
   if (!cmd.hlog_path.empty() &&
       !write_file(command, "--hlog", cmd.hlog_path, render_hlog(doc.result))) {
+    return kExitCouldNotRun;
+  }
+  if (!cmd.html_path.empty() &&
+      !write_file(command, "--html", cmd.html_path, render_html_report(doc.result))) {
     return kExitCouldNotRun;
   }
   return kExitOk;

@@ -15,6 +15,7 @@ struct ResultCommand {
   std::vector<std::string> inputs;  // report: exactly one; merge: at least one
   std::string json_path;            // empty: none; "-": the JSON on stdout instead of the text
   std::string hlog_path;            // empty: none
+  std::string html_path;            // empty: none
 };
 
 // `args` are the words after "report" / "merge" (-h/--help is the caller's to handle).

@@ -38,14 +38,15 @@ void threshold_table(std::string& out, const RunVerdicts& v) {
     const SloCheck& c = v.slo.checks[i];
     std::string row = string_printf("  %-4s %-34s %16s", c.ok ? "ok" : "FAIL", c.expr.c_str(),
                                     value_text(threshold_of(v, i), c).c_str());
-    if (!c.ok && c.first_breach_s) row += string_printf("  first breach at %.1fs", *c.first_breach_s);
+    if (!c.ok && c.first_breach_s)
+      row += string_printf("  first breach at %.1fs", *c.first_breach_s);
     line(out, row);
     if (!c.detail.empty() && !c.ok) line(out, "       " + c.detail);
   }
   size_t failed = 0;
   for (const SloCheck& c : v.slo.checks) failed += c.ok ? 0 : 1;
-  line(out, v.slo_ok() ? string_printf("  Verdict: PASS (%zu threshold%s held)", v.slo.checks.size(),
-                                       v.slo.checks.size() == 1 ? "" : "s")
+  line(out, v.slo_ok() ? string_printf("  Verdict: PASS (%zu threshold%s held)",
+                                       v.slo.checks.size(), v.slo.checks.size() == 1 ? "" : "s")
                        : string_printf("  Verdict: FAIL (%zu of %zu threshold%s failed)", failed,
                                        v.slo.checks.size(), v.slo.checks.size() == 1 ? "" : "s"));
 }
@@ -114,32 +115,6 @@ void write_check(JsonWriter& j, const SloCheck& c, const SloThreshold* t) {
   if (!c.applicable) j.value("applicable", false);
   if (!c.detail.empty()) j.value("detail", c.detail);
   j.end_object();
-}
-
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        // XML 1.0 allows no control characters but tab, CR and LF.
-        out += (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
-                   ? '?'
-                   : c;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -218,10 +193,11 @@ std::string render_junit(const RunResult& r) {
       "<testsuites name=\"hail\" tests=\"%zu\" failures=\"%zu\">\n"
       "  <testsuite name=\"hail slo\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n",
       v.slo.checks.size() + 1, failures, v.slo.checks.size() + 1, failures, r.duration_s());
-  out += "    <properties><property name=\"url\" value=\"" + xml_escape(r.url) + "\"/></properties>\n";
+  out += "    <properties><property name=\"url\" value=\"" + markup_escaped(r.url) +
+         "\"/></properties>\n";
   for (size_t i = 0; i < v.slo.checks.size(); ++i) {
     const SloCheck& c = v.slo.checks[i];
-    out += "    <testcase classname=\"hail.slo\" name=\"" + xml_escape(c.expr) + "\" time=\"" +
+    out += "    <testcase classname=\"hail.slo\" name=\"" + markup_escaped(c.expr) + "\" time=\"" +
            string_printf("%.3f", r.duration_s()) + "\">";
     if (c.ok) {
       out += "</testcase>\n";
@@ -229,8 +205,8 @@ std::string render_junit(const RunResult& r) {
     }
     std::string message = c.metric + " = " + value_text(threshold_of(v, i), c);
     if (c.first_breach_s) message += string_printf(", first breach at %.1fs", *c.first_breach_s);
-    out += "\n      <failure message=\"" + xml_escape(message) + "\" type=\"threshold\">" +
-           xml_escape(c.detail.empty() ? message : message + "\n" + c.detail) +
+    out += "\n      <failure message=\"" + markup_escaped(message) + "\" type=\"threshold\">" +
+           markup_escaped(c.detail.empty() ? message : message + "\n" + c.detail) +
            "</failure>\n    </testcase>\n";
   }
   out += "    <testcase classname=\"hail.generator\" name=\"generator health\" time=\"0\">";
@@ -239,13 +215,13 @@ std::string render_junit(const RunResult& r) {
     for (const HealthCheck& c : v.health.checks) {
       if (c.applicable && !c.ok) text += c.name + ": " + c.explanation + "\n";
     }
-    out += "\n      <failure message=\"limited by hail\" type=\"generator\">" + xml_escape(text) +
-           "</failure>\n    </testcase>\n";
+    out += "\n      <failure message=\"limited by hail\" type=\"generator\">" +
+           markup_escaped(text) + "</failure>\n    </testcase>\n";
   } else {
     out += "</testcase>\n";
   }
   if (!r.slo_abort.empty()) {
-    out += "    <system-out>" + xml_escape("stopped early by --slo-abort: " + r.slo_abort) +
+    out += "    <system-out>" + markup_escaped("stopped early by --slo-abort: " + r.slo_abort) +
            "</system-out>\n";
   }
   out += "  </testsuite>\n</testsuites>\n";

@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LOOPBACK = "127.0.0.1"
@@ -438,3 +439,17 @@ from nginx_server import (LogEntry, Nginx, NginxTestCase,  # noqa: E402,F401
 # error_reasons keys of timeouts (src/load/connection_recovery.cc).
 TIMEOUT_CLOSED = "timeout: no complete response within --timeout (connection closed)"
 TIMEOUT_RESET = "timeout: no complete response within --timeout (stream reset)"
+
+
+class ServerTestCase(unittest.TestCase):
+    """One `hail serve` (two threads, .server) and a scratch directory (.dir) per test class."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="hail-test-")
+        cls.server = HailServer(threads=2).__enter__()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.__exit__(None, None, None)
+        shutil.rmtree(cls.dir, ignore_errors=True)

@@ -4,12 +4,10 @@ section, exit statuses 0 / 99 (and 2 for a bad expression), --slo-abort stopping
 run again."""
 
 import os
-import shutil
-import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-from support import HailServer, describe, run_hail
+from support import HailServer, ServerTestCase, describe, run_hail
 
 
 def check(report, expr):
@@ -19,21 +17,7 @@ def check(report, expr):
     raise AssertionError("no check %r in %r" % (expr, report["slo"]))
 
 
-class WithServer(unittest.TestCase):
-    """One `hail serve` (two threads) and a scratch directory per test class."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="hail-slo-")
-        cls.server = HailServer(threads=2).__enter__()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.__exit__(None, None, None)
-        shutil.rmtree(cls.dir, ignore_errors=True)
-
-
-class SloTest(WithServer):
+class SloTest(ServerTestCase):
 
     def run_slo(self, *args, timeout=60):
         # /delay/5: every response takes 5 ms, so the thresholds below are far from the values
@@ -141,7 +125,7 @@ class SloTest(WithServer):
         self.assertIn("--slo-abort needs at least one --slo", r.stderr)
 
 
-class FrontEndSloTest(WithServer):
+class FrontEndSloTest(ServerTestCase):
     """--slo, --slo-abort and --junit on hail wrk / ab / webbench: the tool's report unchanged,
     then the threshold table; exit 99 / 0 / 2 as on native runs."""
 

@@ -38,7 +38,8 @@ TEST(ResultCommands, UsageErrorsAreOneLine) {
        {"a.json", "b.json"},
        "unexpected argument \"b.json\" (hail report reads one file; hail merge combines several)"},
       {false, {"a.json", "--json", ""}, "--json needs a file name or \"-\""},
-      {false, {"a.json", "--html", "x"}, "unknown option --html for hail report"},
+      {false, {"a.json", "--svg", "x"}, "unknown option --svg for hail report"},
+      {false, {"a.json", "--html", "-"}, "--html writes a file, not stdout: name one"},
       {true, {}, "missing result files (try hail merge --help)"},
       {true, {"a.json", "--json"}, "option --json needs a value for hail merge"},
   };

@@ -1,0 +1,22 @@
+// The data an HTML report draws, taken from a RunResult's windows and histograms (never from
+// per-request points): the time series (aggregated to at most kMaxPoints display windows, each
+// keeping its slowest request so that no spike is smoothed away), the percentile spectrum of the
+// run and of each step, the knee (each step's target against what it achieved), and a latency
+// heatmap. Serialized as one JSON object for the page's script. Owner: report. Pure; any thread.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "stats/run_result.h"
+
+namespace hail {
+
+inline constexpr size_t kHtmlMaxPoints = 1500;  // display windows per time chart
+inline constexpr size_t kHtmlHeatmapBins = 40;  // latency rows of the heatmap
+
+// The page's data as a JSON object, safe inside <script type="application/json"> (no "</").
+// Times in seconds since the load started, latencies in milliseconds, rates per second.
+std::string render_html_data(const RunResult& result, const std::string& hail_version);
+
+}  // namespace hail

@@ -1,0 +1,55 @@
+#include "report/html_report.h"
+
+#include <cstddef>
+#include <string_view>
+
+#include "core/strings.h"
+#include "report/html_data.h"
+
+#ifndef HAIL_VERSION_STRING
+#define HAIL_VERSION_STRING "0.0.0"
+#endif
+
+namespace hail {
+
+// Compiled in by hail_embed() (src/report/CMakeLists.txt).
+extern const char kUplotJs[];
+extern const size_t kUplotJs_size;
+extern const char kUplotCss[];
+extern const size_t kUplotCss_size;
+extern const char kHtmlReportJs[];
+extern const size_t kHtmlReportJs_size;
+extern const char kHtmlReportCss[];
+extern const size_t kHtmlReportCss_size;
+
+std::string render_html_report(const RunResult& result) {
+  const std::string version = HAIL_VERSION_STRING;
+  std::string page;
+  page.reserve(kUplotJs_size + 64 * 1024);
+  page +=
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      // Nothing may be fetched: the page is whole on its own, and says so to the browser.
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta name=\"generator\" content=\"hail " +
+      markup_escaped(version) + ", uPlot 1.6.32\">\n<title>hail: " + markup_escaped(result.url) +
+      "</title>\n<style>\n";
+  page.append(kUplotCss, kUplotCss_size);
+  page += "\n</style>\n<style>\n";
+  page.append(kHtmlReportCss, kHtmlReportCss_size);
+  page += "</style>\n</head>\n<body>\n<header><h1>hail</h1><p id=\"subtitle\">" +
+          markup_escaped(result.url) +
+          "</p></header>\n<main id=\"charts\"></main>\n"
+          "<section id=\"text\"><h2>Report</h2><pre id=\"text-report\"></pre></section>\n"
+          "<script type=\"application/json\" id=\"hail-data\">";
+  page += render_html_data(result, version);
+  page += "</script>\n<script>\n";
+  page.append(kUplotJs, kUplotJs_size);
+  page += "\n</script>\n<script>\n";
+  page.append(kHtmlReportJs, kHtmlReportJs_size);
+  page += "\n</script>\n</body>\n</html>\n";
+  return page;
+}
+
+}  // namespace hail

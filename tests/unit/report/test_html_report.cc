@@ -1,0 +1,148 @@
+// The HTML report: the data the page embeds equals the run's (counts, percentiles, steps), long
+// runs are aggregated without losing a spike, and the page is self-contained (inline scripts and
+// styles, a policy that forbids requests, nothing that ends its data early).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "report/html_data.h"
+#include "report/html_report.h"
+#include "stats/histogram.h"
+#include "synthetic_results.h"
+
+namespace hail {
+namespace {
+
+using nlohmann::json;
+
+json data_of(const RunResult& r) {
+  return json::parse(render_html_data(r, "9.9.9"));
+}
+
+// n one-second windows of `per_window` requests at `latency_ns`, one spike at `spike_index`.
+RunResult steady(size_t n, uint64_t per_window, uint64_t latency_ns, size_t spike_index) {
+  RunResult r;
+  r.url = "http://127.0.0.1:1/</script><b>";
+  r.interval_ns = 1'000'000'000;
+  for (size_t i = 0; i < n; ++i) {
+    Histogram h;
+    h.record_n(latency_ns, per_window);
+    if (i == spike_index) h.record(latency_ns * 1000);
+    WindowStats w;
+    w.start_ns = i * 1'000'000'000ULL;
+    w.end_ns = w.start_ns + 1'000'000'000ULL;
+    w.completed = h.count();
+    w.latency = EncodedHistogram(h);
+    w.update_percentiles();
+    w.open_connections = 10;
+    r.intervals.push_back(std::move(w));
+    r.latency.merge(h);
+  }
+  r.counters.completed = r.latency.count();
+  r.duration_ns = n * 1'000'000'000ULL;
+  return r;
+}
+
+TEST(HtmlData, SeriesEqualTheWindows) {
+  test::Synth synth(7);
+  RunResult r = synth.result();
+  const json d = data_of(r);
+  const json& s = d["series"];
+  ASSERT_EQ(s["t"].size(), r.intervals.size());
+  for (size_t i = 0; i < r.intervals.size(); ++i) {
+    const WindowStats& w = r.intervals[i];
+    EXPECT_NEAR(s["t"][i].get<double>(), static_cast<double>(w.end_ns) / 1e9, 1e-5 * (1 + i));
+    const double span = static_cast<double>(w.end_ns - w.start_ns) / 1e9;
+    EXPECT_NEAR(s["rps"][i].get<double>() * span, static_cast<double>(w.completed),
+                1e-4 * (1 + static_cast<double>(w.completed)));
+    if (w.latency.count() == 0) {
+      EXPECT_TRUE(s["p99"][i].is_null());
+      continue;
+    }
+    EXPECT_NEAR(s["p99"][i].get<double>(),
+                static_cast<double>(w.latency.value_at_percentile(99)) / 1e6,
+                1e-5 * s["p99"][i].get<double>() + 1e-9);
+    EXPECT_NEAR(s["p999"][i].get<double>(),
+                static_cast<double>(w.latency.value_at_percentile(99.9)) / 1e6,
+                1e-5 * s["p999"][i].get<double>() + 1e-9);
+    EXPECT_NEAR(s["max"][i].get<double>(), static_cast<double>(w.latency.max()) / 1e6,
+                1e-5 * s["max"][i].get<double>() + 1e-9);
+    // The heatmap row counts add up to the window's requests.
+    double cells = 0;
+    for (const json& c : s["heatmap"]["counts"][i]) cells += c.get<double>();
+    EXPECT_NEAR(cells, static_cast<double>(w.latency.count()), 1e-3 * cells + 1e-9);
+  }
+  // The spectrum's whole-run curve is the run's histogram.
+  const json& sp = d["spectrum"];
+  ASSERT_FALSE(sp["curves"].empty());
+  const json& levels = sp["percentiles"];
+  EXPECT_DOUBLE_EQ(levels[0].get<double>(), 0);
+  EXPECT_NEAR(levels[levels.size() - 1].get<double>(), 99.999, 1e-9);
+  for (size_t k = 0; k < levels.size(); k += 10) {
+    const double want =
+        static_cast<double>(r.latency.value_at_percentile(levels[k].get<double>())) / 1e6;
+    EXPECT_NEAR(sp["curves"][0]["ms"][k].get<double>(), want, 1e-5 * want + 1e-9);
+  }
+}
+
+TEST(HtmlData, StepsAndTheirVerdicts) {
+  RunResult r;
+  for (uint64_t seed = 1; r.steps.size() < 2 && seed < 50; ++seed) r = test::Synth(seed).result();
+  ASSERT_GE(r.steps.size(), 2u);
+  r.slo = {"p(99)<1ns"};  // every step with requests fails
+  const json d = data_of(r);
+  const json& st = d["steps"];
+  ASSERT_EQ(st["target"].size(), r.steps.size());
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    EXPECT_NEAR(st["achieved"][i].get<double>(), r.steps[i].requests_per_s(),
+                1e-5 * r.steps[i].requests_per_s() + 1e-9);
+    if (r.steps[i].latency.count() > 0) {
+      EXPECT_EQ(st["ok"][i], false) << i;
+    }
+  }
+}
+
+TEST(HtmlData, LongRunsAreAggregatedAndKeepTheirSpikes) {
+  // A day of one-second windows: at most kHtmlMaxPoints points, counts conserved, the one slow
+  // request of the day still the maximum of its display window.
+  const RunResult r = steady(86'400, 50, 2'000'000, 51'234);
+  const std::string page = render_html_report(r);
+  EXPECT_LT(page.size(), 1024u * 1024);  // the issue allows 10 MB; it takes far less
+  const json d = data_of(r);
+  const json& s = d["series"];
+  ASSERT_LE(s["t"].size(), kHtmlMaxPoints);
+  ASSERT_GT(s["t"].size(), kHtmlMaxPoints / 2);
+  EXPECT_EQ(s["windows"].get<double>(), 86'400);
+  double total = 0;
+  double top = 0;
+  for (size_t i = 0; i < s["t"].size(); ++i) {
+    total += s["rps"][i].get<double>() * (s["t"][i].get<double>() - s["t_start"][i].get<double>());
+    top = std::max(top, s["max"][i].get<double>());
+  }
+  EXPECT_NEAR(total, static_cast<double>(r.counters.completed), 1e-4 * total);
+  EXPECT_NEAR(top, 2000.0, 2000.0 / 512);  // the 2 s spike, within the histogram's precision
+}
+
+TEST(HtmlPage, SelfContained) {
+  const RunResult r = steady(20, 10, 1'000'000, 3);
+  const std::string page = render_html_report(r);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("Content-Security-Policy\" content=\"default-src 'none'"), std::string::npos);
+  // No external resource: no src= or href= attribute, no @import, no url( in the styles.
+  EXPECT_EQ(page.find(" src="), std::string::npos);
+  EXPECT_EQ(page.find(" href="), std::string::npos);
+  EXPECT_EQ(page.find("@import"), std::string::npos);
+  // The URL is escaped where it is HTML, and cannot end the data's script element.
+  EXPECT_NE(page.find("http://127.0.0.1:1/&lt;/script&gt;&lt;b&gt;"), std::string::npos);
+  const size_t data = page.find("id=\"hail-data\">");
+  ASSERT_NE(data, std::string::npos);
+  const size_t end = page.find("</script>", data);
+  const std::string embedded = page.substr(data + 15, end - data - 15);
+  EXPECT_EQ(json::parse(embedded)["url"], r.url);
+  EXPECT_NE(page.find("var uPlot="), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hail
