@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "report/wrk_report.h"
@@ -24,6 +25,8 @@ WrkData sample_result() {
   r.latency.record_n(1'000'192, 1000);
   r.latency.record_n(2'000'384, 2000);
   r.latency.record_n(2'999'296, 1000);
+  // wrk2's -U: the uncorrected latency (service time), 1000.192 us for all 4000.
+  r.service_time.record_n(1'000'192, 4000);
   // Req/Sec samples (exact below 2048): mean 1100, sample stdev 71.07, 50% within.
   r.rate_samples.record_n(1000, 25);
   r.rate_samples.record_n(1100, 50);
@@ -187,6 +190,136 @@ TEST(WrkStats, SampleDeviationAndShareWithin) {
   Histogram ns;
   ns.record(1999);
   EXPECT_DOUBLE_EQ(static_cast<double>(wrk_stats(ns, 1000).max), 1.0);
+}
+
+}  // namespace
+}  // namespace hail
+
+// wrk2's report (render_wrk2_report) for the same run, read as a rate-mode result: latency is the
+// corrected one (population stdev 706.79 us), service_time the uncorrected one.
+namespace hail {
+namespace {
+
+const char* const kHead =
+    "  Thread Stats   Avg      Stdev     Max   +/- Stdev\n"
+    "    Latency     2.00ms  706.79us   3.00ms   50.00%\n"
+    "    Req/Sec     1.10k    71.07     1.20k    50.00%\n";
+
+const char* const kCorrected =
+    "  Latency Distribution (HdrHistogram - Recorded Latency)\n"
+    " 50.000%    2.00ms\n"
+    " 75.000%    2.00ms\n"
+    " 90.000%    3.00ms\n"
+    " 99.000%    3.00ms\n"
+    " 99.900%    3.00ms\n"
+    " 99.990%    3.00ms\n"
+    " 99.999%    3.00ms\n"
+    "100.000%    3.00ms\n"
+    "\n"
+    "  Detailed Percentile spectrum:\n"
+    "       Value   Percentile   TotalCount 1/(1-Percentile)\n"
+    "\n"
+    "       1.000     0.000000         1000         1.00\n"
+    "       1.000     0.100000         1000         1.11\n"
+    "       1.000     0.200000         1000         1.25\n"
+    "       2.001     0.300000         3000         1.43\n"
+    "       2.001     0.400000         3000         1.67\n"
+    "       2.001     0.500000         3000         2.00\n"
+    "       2.001     0.550000         3000         2.22\n"
+    "       2.001     0.600000         3000         2.50\n"
+    "       2.001     0.650000         3000         2.86\n"
+    "       2.001     0.700000         3000         3.33\n"
+    "       2.001     0.750000         3000         4.00\n"
+    "       3.000     0.775000         4000         4.44\n"
+    "       3.000     1.000000         4000          inf\n"
+    "#[Mean    =        2.000, StdDeviation   =        0.707]\n"
+    "#[Max     =        2.999, Total count    =         4000]\n"
+    "#[Buckets =           33, SubBuckets     =         2048]\n"
+    "----------------------------------------------------------\n";
+
+const char* const kUncorrected =
+    "\n"
+    "  Latency Distribution (HdrHistogram - Uncorrected Latency (measured without taking delayed "
+    "starts into account))\n"
+    " 50.000%    1.00ms\n"
+    " 75.000%    1.00ms\n"
+    " 90.000%    1.00ms\n"
+    " 99.000%    1.00ms\n"
+    " 99.900%    1.00ms\n"
+    " 99.990%    1.00ms\n"
+    " 99.999%    1.00ms\n"
+    "100.000%    1.00ms\n"
+    "\n"
+    "  Detailed Percentile spectrum:\n"
+    "       Value   Percentile   TotalCount 1/(1-Percentile)\n"
+    "\n"
+    "       1.000     0.000000         4000         1.00\n"
+    "       1.000     1.000000         4000          inf\n"
+    "#[Mean    =        1.000, StdDeviation   =        0.000]\n"
+    "#[Max     =        1.000, Total count    =         4000]\n"
+    "#[Buckets =           33, SubBuckets     =         2048]\n"
+    "----------------------------------------------------------\n";
+
+const char* const kTail =
+    "  4000 requests in 2.00s, 1.18MB read\n"
+    "  Socket errors: connect 1, read 5, write 4, timeout 5\n"
+    "  Non-2xx or 3xx responses: 10\n"
+    "Requests/sec:   2000.00\n"
+    "Transfer/sec:    602.82KB\n";
+
+TEST(Wrk2Report, PlainLineByLine) {
+  const WrkData r = sample_result();
+  EXPECT_EQ(render_wrk2_report(r, r.rate_samples, false, false), std::string(kHead) + kTail);
+}
+
+TEST(Wrk2Report, LatencySpectrumLineByLine) {
+  const WrkData r = sample_result();
+  EXPECT_EQ(render_wrk2_report(r, r.rate_samples, true, false),
+            std::string(kHead) + kCorrected + kTail);
+}
+
+TEST(Wrk2Report, UncorrectedSpectrumFollowsTheCorrectedOne) {
+  const WrkData r = sample_result();
+  EXPECT_EQ(render_wrk2_report(r, r.rate_samples, true, true),
+            std::string(kHead) + kCorrected + kUncorrected + kTail);
+}
+
+// HdrHistogram's reporting levels: twice as dense each time the distance to 100% halves, 5 ticks
+// per half distance, one row per level reached (several from one slot); the slot that completes
+// the count gives one row, then the 100% row.
+TEST(Wrk2Report, SpectrumLevelsOfAWideDistribution) {
+  Histogram h;
+  for (uint64_t v = 1; v <= 100'000; ++v) h.record(v * 1000);  // 1 us .. 100 ms, uniform
+  const std::string table = render_hdr_percentiles(h);
+  // Rows checked against a separate model of HdrHistogram_c's iterator (57 rows).
+  EXPECT_NE(table.find("      50.004     0.500000        50003         2.00\n"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("      99.090     0.990625        99090       106.67\n"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("     100.008     1.000000       100000          inf\n"), std::string::npos)
+      << table;
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 2 + 57 + 3);
+  EXPECT_NE(table.find("#[Max     =      100.000, Total count    =       100000]\n"),
+            std::string::npos)
+      << table;
+}
+
+TEST(Wrk2Report, EmptyHistogramIsOneRow) {
+  const std::string expected =
+      "       Value   Percentile   TotalCount 1/(1-Percentile)\n"
+      "\n"
+      "       0.000     1.000000            0          inf\n"
+      "#[Mean    =         -nan, StdDeviation   =         -nan]\n"
+      "#[Max     =        0.000, Total count    =            0]\n"
+      "#[Buckets =           33, SubBuckets     =         2048]\n";
+  EXPECT_EQ(render_hdr_percentiles(Histogram()), expected);
+}
+
+TEST(Wrk2Report, BannerSaysNoCalibration) {
+  EXPECT_EQ(render_wrk2_banner(30'000'000'000, "http://127.0.0.1:8080/", 2, 100),
+            "Running 30s test @ http://127.0.0.1:8080/\n"
+            "  2 threads and 100 connections\n"
+            "  (hail: no thread calibration needed; latency is recorded from the first request)\n");
 }
 
 }  // namespace
