@@ -24,17 +24,16 @@ namespace {
 
 // wrk resolves the host and test-connects to its addresses before printing anything, and stops
 // with exit 1 when none answers. Doing the same keeps the output (no banner before the error) and
-// the server's connection count (one probe) as wrk's. wrk2 says "unable to connect" for a name it
-// cannot resolve too.
-bool target_reachable(const RunOptions& run, bool wrk2) {
+// the server's connection count (one probe) as wrk's. wrk2 does the same, with the same messages.
+bool target_reachable(const RunOptions& run) {
   const Url& url = run.url;
   const uint16_t default_port = url.scheme == "https" ? 443 : 80;
   // wrk names the port as typed, or the scheme when there is none.
   const std::string service = url.port != default_port ? std::to_string(url.port) : url.scheme;
   const ProbeOutcome probe = probe_tcp(url.host, url.port, run.timeout_ns);
   if (probe.resolve_error != 0) {
-    std::fprintf(stderr, "unable to %s %s:%s %s\n", wrk2 ? "connect to" : "resolve",
-                 url.host.c_str(), service.c_str(), gai_strerror(probe.resolve_error));
+    std::fprintf(stderr, "unable to resolve %s:%s %s\n", url.host.c_str(), service.c_str(),
+                 gai_strerror(probe.resolve_error));
   } else if (!probe.reachable) {
     std::fprintf(stderr, "unable to connect to %s:%s %s\n", url.host.c_str(), service.c_str(),
                  std::strerror(probe.connect_errno));
@@ -62,7 +61,7 @@ std::optional<int> before_run(const WrkParse& parse, bool wrk2) {
                  header.c_str());
   }
   std::fflush(stdout);
-  if (!target_reachable(parse.command.run, wrk2)) return kExitCouldNotRun;
+  if (!target_reachable(parse.command.run)) return kExitCouldNotRun;
   return std::nullopt;
 }
 
