@@ -1,7 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "report/wrk_report.h"
 
@@ -300,6 +305,55 @@ TEST(Wrk2Report, SpectrumLevelsOfAWideDistribution) {
       << table;
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 2 + 57 + 3);
   EXPECT_NE(table.find("#[Max     =      100.000, Total count    =       100000]\n"),
+            std::string::npos)
+      << table;
+}
+
+// The Percentile and TotalCount columns against HdrHistogram_c's own hdr_percentiles_print (the
+// copy in wrk2 44a94c1, run once outside this repository) for microsecond values 1..1047 with
+// counts (v * 7919) % 50 + 1, plus 100000 at 900 us: hail's nanosecond slots are finer, but at
+// these values each holds one microsecond value, so the rows must agree.
+TEST(Wrk2Report, SpectrumColumnsMatchHdrHistogramC) {
+  const struct {
+    const char* percentile;
+    uint64_t total_count;
+  } expected[] = {
+      {"0.000000", 20},     {"0.100000", 12704},  {"0.200000", 122950}, {"0.300000", 122950},
+      {"0.400000", 122950}, {"0.500000", 122950}, {"0.550000", 122950}, {"0.600000", 122950},
+      {"0.650000", 122950}, {"0.700000", 122950}, {"0.750000", 122950}, {"0.775000", 122950},
+      {"0.800000", 122950}, {"0.825000", 122950}, {"0.850000", 122950}, {"0.875000", 122950},
+      {"0.887500", 122950}, {"0.900000", 122950}, {"0.912500", 122950}, {"0.925000", 122950},
+      {"0.937500", 122950}, {"0.943750", 122950}, {"0.950000", 122950}, {"0.956250", 122950},
+      {"0.962500", 122950}, {"0.968750", 122950}, {"0.971875", 123205}, {"0.975000", 123567},
+      {"0.978125", 123959}, {"0.981250", 124365}, {"0.984375", 124785}, {"0.985938", 124967},
+      {"0.987500", 125165}, {"0.989062", 125379}, {"0.990625", 125559}, {"0.992188", 125755},
+      {"0.992969", 125842}, {"0.993750", 125967}, {"0.994531", 126060}, {"0.995313", 126150},
+      {"0.996094", 126242}, {"0.996484", 126305}, {"0.996875", 126342}, {"0.997266", 126389},
+      {"0.997656", 126440}, {"0.998047", 126509}, {"0.998242", 126509}, {"0.998437", 126550},
+      {"0.998633", 126599}, {"0.998828", 126599}, {"0.999023", 126617}, {"0.999121", 126654},
+      {"0.999219", 126654}, {"0.999316", 126654}, {"0.999414", 126660}, {"0.999512", 126685},
+      {"0.999561", 126685}, {"0.999609", 126685}, {"0.999658", 126729}, {"1.000000", 126729}};
+  Histogram h;
+  for (uint64_t us = 1; us <= 1047; ++us) h.record_n(us * 1000, us * 7919 % 50 + 1);
+  h.record_n(900'000, 100'000);
+  const std::string table = render_hdr_percentiles(h);
+  std::vector<std::pair<std::string, uint64_t>> rows;
+  size_t start = table.find("\n\n") + 2;
+  for (size_t end; (end = table.find('\n', start)) != std::string::npos; start = end + 1) {
+    const std::string line = table.substr(start, end - start);
+    if (line.starts_with("#")) break;
+    char percentile[16];
+    unsigned long long count = 0;
+    double value = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lf %15s %llu", &value, percentile, &count), 3) << line;
+    rows.emplace_back(percentile, count);
+  }
+  ASSERT_EQ(rows.size(), std::size(expected)) << table;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].first, expected[i].percentile) << i;
+    EXPECT_EQ(rows[i].second, expected[i].total_count) << i;
+  }
+  EXPECT_NE(table.find("#[Mean    =        0.821, StdDeviation   =        0.207]\n"),
             std::string::npos)
       << table;
 }
