@@ -85,6 +85,13 @@ std::vector<CommandDoc> command_docs() {
                   "under the name wrk). Differences from wrk: docs/compat.md. hail's --slo EXPR, "
                   "--slo-abort and --junit FILE work here too (not in wrk's usage text).",
                   wrk_usage(), wrk_flag_names(), true});
+  docs.push_back({"wrk2", "hail wrk2 [wrk2 options] URL",
+                  "wrk2's command line and report: a constant request rate (-R, required) with "
+                  "coordinated-omission correction and its HdrHistogram percentile spectrum "
+                  "(-L, -U), on hail's engine (also when hail is started under the name wrk2). "
+                  "Differences from wrk2: docs/compat.md. hail's --slo EXPR, --slo-abort and "
+                  "--junit FILE work here too (not in wrk2's usage text).",
+                  wrk2_usage(), wrk2_flag_names(), true});
   docs.push_back({"ab", "hail ab [ab options] [http[s]://]hostname[:port]/path",
                   "ApacheBench 2.3's command line, report and exit statuses, on hail's engine "
                   "(also when hail is started under the name ab). hail's --slo EXPR, --slo-abort "
@@ -124,11 +131,12 @@ std::string render_man_scdoc(const std::vector<CommandDoc>& commands) {
       "*98*\n\tWith --slo (and in hail search): hail itself was the limit (generator health), so "
       "the thresholds were not judged on the load they were meant for.\n\n"
       "*99*\n\tWith --slo: a threshold failed; hail search: no level met every threshold.\n\n"
-      "*hail wrk*, *hail ab* and *hail webbench* exit as the tools they stand in for.\n\n"
+      "*hail wrk*, *hail wrk2*, *hail ab* and *hail webbench* exit as the tools they stand in "
+      "for.\n\n"
       "# FILES\n\n"
       "*--json* writes the run as a JSON document whose *schema* key names its version; "
       "the schema is described in /usr/share/doc/hail/json-schema.md. README.md and "
-      "compat.md (the front-ends' differences from wrk, ab and webbench) are in the same "
+      "compat.md (the front-ends' differences from wrk, wrk2, ab and webbench) are in the same "
       "directory.\n\n"
       "# EXAMPLES\n\n"
       "Ten seconds of 50 keep-alive connections:\n\n"

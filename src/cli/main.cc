@@ -1,7 +1,7 @@
 // hail's entry point: picks the front-end (native flags, `serve`, `demo`, `report`, `merge`, `wrk`,
-// `ab`, `webbench`, or theirs when started under the name "wrk", "ab" or "webbench") and maps its
-// outcome to the exit status (native: 0 ran, 1 could not run, 2 usage; the other tools' front-ends
-// use their tool's statuses). Main thread.
+// `wrk2`, `ab`, `webbench`, or theirs when started under the name "wrk", "wrk2", "ab" or
+// "webbench") and maps its outcome to the exit status (native: 0 ran, 1 could not run, 2 usage; the
+// other tools' front-ends use their tool's statuses). Main thread.
 #include <signal.h>
 
 #include <cstdio>
@@ -12,8 +12,8 @@
 #include "cli/ab_command.h"
 #include "cli/native_flags.h"
 #include "cli/result_commands.h"
-#include "cli/search_command.h"
 #include "cli/run_command.h"
+#include "cli/search_command.h"
 #include "cli/serve_command.h"
 #include "cli/version.h"
 #include "cli/webbench_command.h"
@@ -27,15 +27,19 @@ int main(int argc, char** argv) {
   using namespace hail;
   signal(SIGPIPE, SIG_IGN);  // a peer's reset must surface as EPIPE, never kill the process
   std::vector<std::string> args(argv + 1, argv + argc);
-  // A link named wrk, ab or webbench (./run install-aliases) makes hail a drop-in for that tool
-  // in existing scripts.
+  // A link named wrk, wrk2, ab or webbench (./run install-aliases) makes hail a drop-in for that
+  // tool in existing scripts.
   const char* slash = argc > 0 ? std::strrchr(argv[0], '/') : nullptr;
   const char* program = slash != nullptr ? slash + 1 : (argc > 0 ? argv[0] : "");
   if (std::strcmp(program, "wrk") == 0) return run_wrk_command(args);
+  if (std::strcmp(program, "wrk2") == 0) return run_wrk2_command(args);
   if (std::strcmp(program, "webbench") == 0) return run_webbench_command(args);
   if (std::strcmp(program, "ab") == 0) return run_ab_command(args, argv[0]);
   if (!args.empty() && args[0] == "wrk") {
     return run_wrk_command({args.begin() + 1, args.end()});
+  }
+  if (!args.empty() && args[0] == "wrk2") {
+    return run_wrk2_command({args.begin() + 1, args.end()});
   }
   if (!args.empty() && args[0] == "ab") return run_ab_command({args.begin() + 1, args.end()}, "ab");
   if (!args.empty() && args[0] == "webbench") {

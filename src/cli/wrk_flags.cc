@@ -23,6 +23,7 @@ namespace {
 constexpr uint64_t kMaxThreads = 1024;
 constexpr uint64_t kMaxConnections = 1'000'000;
 constexpr uint64_t kMaxSeconds = kMaxDurationNs / 1'000'000'000;
+constexpr uint64_t kMaxRatePerS = 1'000'000'000;  // the native -R's limit
 
 struct UnitScale {
   char unit;  // lower case
@@ -154,6 +155,18 @@ bool set_latency(WrkState& s, const ParsedFlag&) {
   return true;
 }
 
+bool set_u_latency(WrkState& s, const ParsedFlag&) {
+  // wrk2's -U prints the corrected spectrum too.
+  s.p.command.latency_distribution = true;
+  s.p.command.uncorrected_distribution = true;
+  return true;
+}
+
+bool set_batch_latency(WrkState& s, const ParsedFlag&) {
+  s.p.command.batch_latency = true;
+  return true;
+}
+
 bool count_version(WrkState& s, const ParsedFlag&) {
   ++s.p.version_lines;
   return true;
@@ -207,11 +220,36 @@ constexpr WrkFlag kFlags[] = {
     {"", "junit", "FILE", set_junit, nullptr},
 };
 
+// wrk2's table ("t:c:d:s:H:T:R:LUBrv?"), in its usage text's order: wrk 4.0's options plus -U, -B
+// and -R. --help is a long option there (getopt_long answers 'h', which wrk2 treats as usage).
+constexpr WrkFlag kWrk2Flags[] = {
+    {"c", "connections", "N", set_metric<&WrkCommand::connections>, "Connections to keep open"},
+    {"d", "duration", "T", set_time<&WrkState::duration_s>, "Duration of test"},
+    {"t", "threads", "N", set_metric<&WrkCommand::threads>, "Number of threads to use"},
+    {"s", "script", "S", set_script, "Load Lua script file", ""},
+    {"H", "header", "H", add_header, "Add header to request"},
+    {"L", "latency", nullptr, set_latency, "Print latency statistics", nullptr, "-L  --latency"},
+    {"U", "u_latency", nullptr, set_u_latency, "Print uncorrected latency statistics", nullptr,
+     "-U  --u_latency"},
+    {"T", "timeout", "T", set_time<&WrkState::timeout_s>, "Socket/request timeout", nullptr,
+     "    --timeout     <T>"},
+    {"B", "batch_latency", nullptr, set_batch_latency,
+     "Measure latency of whole\nbatches of pipelined ops\n(as opposed to each op)"},
+    {"", "help", nullptr, show_usage, nullptr},
+    {"v", "version", nullptr, count_version, "Print version details"},
+    {"R", "rate", "T", set_metric<&WrkCommand::rate_per_s>,
+     "work rate (throughput)\nin requests/sec (total)\n[Required Parameter]"},
+    {"r?", nullptr, nullptr, show_usage, nullptr},
+    {"", "slo", "EXPR", add_slo, nullptr},
+    {"", "slo-abort", nullptr, set_slo_abort, nullptr},
+    {"", "junit", "FILE", set_junit, nullptr},
+};
+
 // Every line of wrk's usage text is padded with spaces to 54 columns, but its last.
 constexpr UsageLayout kLayout{SyntaxStyle::kWrk, 4, 27, 2, 54};
 
 // wrk's checks once the options are read, then hail's limits and the RunOptions.
-WrkParse finish(WrkState& s, const std::vector<std::string>& words) {
+WrkParse finish(WrkState& s, const std::vector<std::string>& words, bool wrk2) {
   WrkParse& p = s.p;
   WrkCommand& cmd = p.command;
   RunOptions& run = cmd.run;
@@ -230,6 +268,9 @@ WrkParse finish(WrkState& s, const std::vector<std::string>& words) {
   if (cmd.connections == 0 || cmd.connections < cmd.threads) {
     return usage_error(p, "number of connections must be >= threads");
   }
+  if (wrk2 && cmd.rate_per_s == 0) {
+    return usage_error(p, "Throughput MUST be specified with the --rate or -R option");
+  }
   // Past wrk's own checks: limits of hail's, without the usage text (wrk would have started).
   if (cmd.threads > kMaxThreads) {
     p.message = "hail: -t " + std::to_string(cmd.threads) + ": at most " +
@@ -244,6 +285,11 @@ WrkParse finish(WrkState& s, const std::vector<std::string>& words) {
   if (s.duration_s > kMaxSeconds || s.timeout_s > kMaxSeconds) {
     p.message = std::string("hail: ") + (s.duration_s > kMaxSeconds ? "-d" : "--timeout") +
                 ": at most 100 years";
+    return p;
+  }
+  if (cmd.rate_per_s > kMaxRatePerS) {
+    p.message = "hail: -R " + std::to_string(cmd.rate_per_s) + ": at most " +
+                std::to_string(kMaxRatePerS) + " requests per second";
     return p;
   }
   if (s.timeout_s == 0) {
@@ -262,6 +308,11 @@ WrkParse finish(WrkState& s, const std::vector<std::string>& words) {
   run.timeout_ns = s.timeout_s * 1'000'000'000;
   run.protocol = HttpProtocol::kHttp1;  // wrk offers no ALPN: HTTP/1.1 over TLS too
   run.wrk_requests = true;              // wrk's bytes: Host and -H fields, nothing else
+  if (wrk2) {
+    // wrk2 sends from a fixed pool, each connection at rate / connections, corrected latency.
+    run.rate_per_s = static_cast<double>(cmd.rate_per_s);
+    run.max_connections = run.connections;
+  }
   if (!run.script_path.empty()) run.script_args.assign(words.begin() + 1, words.end());
   GivenFlags given;
   given.duration = true;
@@ -285,25 +336,50 @@ bool scan_wrk_time_s(std::string_view text, uint64_t* seconds) {
   return scan_units(text, 's', kTimeUnits, std::size(kTimeUnits), seconds);
 }
 
-std::string wrk_usage() {
-  return "Usage: wrk <options> <url>                            \n"
-         "  Options:                                            \n" +
-         render_usage(std::span<const WrkFlag>(kFlags), kLayout) +
-         "                                                      \n"
+namespace {
+
+// wrk's usage text around the option rows; wrk2's has two padded blank lines where wrk's has one.
+std::string usage_text(std::span<const WrkFlag> table, int blank_lines) {
+  std::string out =
+      "Usage: wrk <options> <url>                            \n"
+      "  Options:                                            \n" +
+      render_usage(table, kLayout);
+  for (int i = 0; i < blank_lines; ++i) {
+    out += "                                                      \n";
+  }
+  return out +
          "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
          "  Time arguments may include a time unit (2s, 2m, 2h)\n";
 }
 
+}  // namespace
+
+std::string wrk_usage() {
+  return usage_text(kFlags, 1);
+}
+std::string wrk2_usage() {
+  return usage_text(kWrk2Flags, 2);
+}
+
 std::vector<FlagName> wrk_flag_names() {
   return flag_names(std::span<const WrkFlag>(kFlags));
+}
+std::vector<FlagName> wrk2_flag_names() {
+  return flag_names(std::span<const WrkFlag>(kWrk2Flags));
 }
 
 std::string wrk_version_line(std::string_view hail_version) {
   return "wrk 4.1.0 (hail " + std::string(hail_version) + ") [epoll]\n";
 }
 
-WrkParse parse_wrk_flags(const std::vector<std::string>& args) {
-  const std::span<const WrkFlag> table = kFlags;
+std::string wrk2_version_line(std::string_view hail_version) {
+  return "wrk 4.0.0 (wrk2, hail " + std::string(hail_version) + ") [epoll]\n";
+}
+
+namespace {
+
+WrkParse parse_with(std::span<const WrkFlag> table, const std::vector<std::string>& args,
+                    bool wrk2) {
   const std::string short_options = getopt_short_options(table);
   const std::vector<GetoptLongOption> long_options = getopt_long_options(table);
   GnuGetopt reader(args, short_options, long_options);
@@ -315,7 +391,17 @@ WrkParse parse_wrk_flags(const std::vector<std::string>& args) {
     if (!flag->apply(s, parsed)) return std::move(s.p);
   }
   if (!reader.error().empty()) return usage_error(s.p, reader.error(), true);
-  return finish(s, reader.non_options());
+  return finish(s, reader.non_options(), wrk2);
+}
+
+}  // namespace
+
+WrkParse parse_wrk_flags(const std::vector<std::string>& args) {
+  return parse_with(kFlags, args, false);
+}
+
+WrkParse parse_wrk2_flags(const std::vector<std::string>& args) {
+  return parse_with(kWrk2Flags, args, true);
 }
 
 }  // namespace hail

@@ -1,6 +1,7 @@
-// wrk 4.1's command line (`hail wrk ...`, or hail started as "wrk"): its options, its unit rules,
-// defaults and checks, turned into one RunOptions plus wrk's output choices. Owner: cli. Pure: it
-// prints nothing (the caller prints wrk's messages and usage text); any thread.
+// wrk 4.1's and wrk2's command lines (`hail wrk ...`, `hail wrk2 ...`, or hail started as "wrk" or
+// "wrk2"): their options, unit rules, defaults and checks, turned into one RunOptions plus the
+// tool's output choices. wrk2 is a fork of wrk 4.0 and shares its rules, so one parser serves both.
+// Owner: cli. Pure: it prints nothing (the caller prints the messages and usage text); any thread.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +27,12 @@ struct WrkCommand {
   // lower (-c 10 -t 3 opens 9); the banner still shows the numbers given.
   uint64_t threads = kWrkDefaultThreads;
   uint64_t connections = kWrkDefaultConnections;
-  bool latency_distribution = false;  // --latency
-  VerdictFlags verdict;               // hail's --slo, --slo-abort, --junit (not in wrk's usage)
+  bool latency_distribution = false;  // --latency (wrk2: also implied by -U)
+  // wrk2 only: -R (required there), -U, -B.
+  uint64_t rate_per_s = 0;
+  bool uncorrected_distribution = false;  // -U: the service-time spectrum too
+  bool batch_latency = false;             // -B: accepted; hail never pipelines here (no effect)
+  VerdictFlags verdict;                   // hail's --slo, --slo-abort, --junit (not in wrk's usage)
   // -H values wrk drops without a word (no ": " after the name); the caller may warn on stderr.
   std::vector<std::string> dropped_headers;
 };
@@ -52,6 +57,10 @@ struct WrkParse {
 // `args` are the words after "wrk" (argv[1..] when started as wrk).
 WrkParse parse_wrk_flags(const std::vector<std::string>& args);
 
+// The same for wrk2's command line: its option table ("t:c:d:s:H:T:R:LUBrv?"), and -R required
+// (its message and the usage text when missing).
+WrkParse parse_wrk2_flags(const std::vector<std::string>& args);
+
 // wrk's scan_metric / scan_time: an unsigned number, optional spaces, then at most two characters
 // of unit, compared case-insensitively ("1k" .. "1P" in powers of 1000; "2s", "2m", "2h" with a
 // bare number meaning seconds). Anything after those two characters is ignored, as sscanf does.
@@ -67,5 +76,10 @@ std::string wrk_usage();
 std::vector<FlagName> wrk_flag_names();
 // wrk's -v line, naming hail: "wrk 4.1.0 (hail 1.2.3) [epoll] ...".
 std::string wrk_version_line(std::string_view hail_version);
+
+// The same three for wrk2 (whose usage and -v line still say "wrk", version 4.0.0).
+std::string wrk2_usage();
+std::vector<FlagName> wrk2_flag_names();
+std::string wrk2_version_line(std::string_view hail_version);
 
 }  // namespace hail

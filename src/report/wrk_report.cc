@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
+#include <limits>
 #include <string>
 
 #include "core/clock.h"
@@ -65,6 +66,51 @@ uint64_t read_errors(const Counters& c) {
   return c.error(ErrorClass::kRead) + c.error(ErrorClass::kParse) + c.error(ErrorClass::kStream);
 }
 
+void print_percentiles(std::string& out, const Histogram& h,
+                       std::initializer_list<long double> percentiles, const char* label_format) {
+  for (const long double p : percentiles) {
+    const uint64_t us =
+        h.count() == 0 ? 0 : h.value_at_percentile(static_cast<double>(p)) / kNsPerUs;
+    append(out, label_format, p);
+    print_units(out, wrk_format_time_us(static_cast<long double>(us)), 10);
+    out += '\n';
+  }
+}
+
+// Requests, errors, statuses and rates: the same lines in wrk and wrk2.
+void print_totals(std::string& out, const RunResult& r);
+
+constexpr double kNsPerMsDouble = 1e6;
+constexpr int64_t kTicksPerHalfDistance = 5;  // wrk2's argument to hdr_percentiles_print
+constexpr const char* kWrk2Rule = "----------------------------------------------------------\n";
+
+// HdrHistogram's percentile iterator: reporting levels get twice as dense each time the distance
+// to 100% halves.
+int64_t half_distance(double percentile) {
+  const auto halvings =
+      static_cast<int64_t>(std::log(100.0 / (100.0 - percentile)) / std::log(2.0));
+  return int64_t{1} << (halvings + 1);
+}
+
+// HdrHistogram's bucket_count for a histogram of (1, highest trackable value, 3 digits).
+int hdr_bucket_count(const Histogram& h) {
+  uint64_t smallest_untrackable = uint64_t{1} << Histogram::kSubBucketBits;
+  int buckets = 1;
+  while (smallest_untrackable <= h.highest_trackable_ns()) {
+    smallest_untrackable <<= 1;
+    ++buckets;
+  }
+  return buckets;
+}
+
+void print_spectrum(std::string& out, const Histogram& h, const char* description) {
+  append(out, "  Latency Distribution (HdrHistogram - %s)\n", description);
+  print_percentiles(out, h, {50.0L, 75.0L, 90.0L, 99.0L, 99.9L, 99.99L, 99.999L, 100.0L},
+                    "%7.3Lf%%");
+  out += "\n  Detailed Percentile spectrum:\n";
+  out += render_hdr_percentiles(h);
+}
+
 }  // namespace
 
 std::string wrk_format_time_us(long double us) {
@@ -84,13 +130,15 @@ std::string wrk_format_binary(long double n) {
   return format_units(n, 1024, "", {"K", "M", "G", "T", "P"}, 2);
 }
 
-WrkStats wrk_stats(const Histogram& h, uint64_t divisor) {
+WrkStats wrk_stats(const Histogram& h, uint64_t divisor, bool population_stdev) {
   WrkStats s;
   s.count = h.count();
   if (s.count == 0) return s;
   const auto d = static_cast<long double>(divisor);
   s.mean = static_cast<long double>(h.mean()) / d;
-  if (s.count >= 2) {
+  if (population_stdev) {
+    s.stdev = static_cast<long double>(h.stdev()) / d;
+  } else if (s.count >= 2) {
     // Histogram::stdev is the population deviation; wrk divides by n - 1.
     const long double n = static_cast<long double>(s.count);
     const long double population = static_cast<long double>(h.stdev()) / d;
@@ -133,16 +181,79 @@ std::string render_wrk_report(const RunResult& r, const Histogram& rate_samples,
   print_stats(out, "Req/Sec", wrk_stats(rate_samples, 1), wrk_format_metric);
   if (latency_distribution) {
     out += "  Latency Distribution\n";
-    for (const long double p : {50.0L, 75.0L, 90.0L, 99.0L}) {
-      const uint64_t us = r.latency.count() == 0
-                              ? 0
-                              : r.latency.value_at_percentile(static_cast<double>(p)) / kNsPerUs;
-      append(out, "%7.0Lf%%", p);
-      print_units(out, wrk_format_time_us(static_cast<long double>(us)), 10);
-      out += '\n';
-    }
+    print_percentiles(out, r.latency, {50.0L, 75.0L, 90.0L, 99.0L}, "%7.0Lf%%");
   }
+  print_totals(out, r);
+  return out;
+}
 
+std::string render_wrk2_banner(uint64_t duration_ns, std::string_view url, uint64_t threads,
+                               uint64_t connections) {
+  return render_wrk_banner(duration_ns, url, threads, connections) +
+         "  (hail: no thread calibration needed; latency is recorded from the first request)\n";
+}
+
+std::string render_wrk2_report(const RunResult& r, const Histogram& rate_samples,
+                               bool latency_distribution, bool uncorrected) {
+  std::string out;
+  append(out, "  Thread Stats%6s%11s%8s%12s\n", "Avg", "Stdev", "Max", "+/- Stdev");
+  print_stats(out, "Latency", wrk_stats(r.latency, kNsPerUs, true), wrk_format_time_us);
+  print_stats(out, "Req/Sec", wrk_stats(rate_samples, 1), wrk_format_metric);
+  if (latency_distribution) {
+    print_spectrum(out, r.latency, "Recorded Latency");
+    out += kWrk2Rule;
+  }
+  if (uncorrected) {
+    out += '\n';
+    print_spectrum(out, r.service_time,
+                   "Uncorrected Latency (measured without taking delayed starts into account)");
+    out += kWrk2Rule;
+  }
+  print_totals(out, r);
+  return out;
+}
+
+std::string render_hdr_percentiles(const Histogram& h) {
+  std::string out = string_printf("%12s %12s %12s %12s\n\n", "Value", "Percentile", "TotalCount",
+                                  "1/(1-Percentile)");
+  auto row = [&out](uint64_t value_ns, double percentile, uint64_t count_to) {
+    const double share = percentile / 100.0;
+    append(out, "%12.3f %12f %12llu %12.2f\n", static_cast<double>(value_ns) / kNsPerMsDouble,
+           share, static_cast<unsigned long long>(count_to), 1.0 / (1.0 - share));
+  };
+  const uint64_t total = h.count();
+  uint64_t last_value_ns = 0;
+  if (total != 0) {
+    double next = 0;
+    uint64_t count_to = 0;
+    h.for_each_recorded([&](uint64_t value_ns, uint64_t count) {
+      count_to += count;
+      last_value_ns = value_ns;
+      const double current = 100.0 * static_cast<double>(count_to) / static_cast<double>(total);
+      while (next <= current) {
+        row(value_ns, next, count_to);
+        next += 100.0 / static_cast<double>(kTicksPerHalfDistance * half_distance(next));
+        // HdrHistogram's iterator stops at the slot that completes the count: one row there.
+        if (count_to == total) break;
+      }
+    });
+  }
+  row(last_value_ns, 100.0, total);
+  const double mean =
+      total == 0 ? -std::numeric_limits<double>::quiet_NaN() : h.mean() / kNsPerMsDouble;
+  const double stdev =
+      total == 0 ? -std::numeric_limits<double>::quiet_NaN() : h.stdev() / kNsPerMsDouble;
+  append(out, "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n", mean, stdev);
+  append(out, "#[Max     = %12.3f, Total count    = %12llu]\n",
+         static_cast<double>(h.max()) / kNsPerMsDouble, static_cast<unsigned long long>(total));
+  append(out, "#[Buckets = %12d, SubBuckets     = %12d]\n", hdr_bucket_count(h),
+         1 << Histogram::kSubBucketBits);
+  return out;
+}
+
+namespace {
+
+void print_totals(std::string& out, const RunResult& r) {
   const Counters& c = r.counters;
   const uint64_t runtime_us = r.duration_ns / kNsPerUs;
   append(out, "  %llu requests in %s, %sB read\n", static_cast<unsigned long long>(c.completed),
@@ -172,7 +283,8 @@ std::string render_wrk_report(const RunResult& r, const Histogram& rate_samples,
       runtime_us == 0 ? 0.0L : static_cast<long double>(c.bytes_read) / runtime_s;
   append(out, "Requests/sec: %9.2Lf\n", requests_per_s);
   append(out, "Transfer/sec: %10sB\n", wrk_format_binary(bytes_per_s).c_str());
-  return out;
 }
+
+}  // namespace
 
 }  // namespace hail

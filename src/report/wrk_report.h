@@ -1,6 +1,7 @@
-// wrk 4.1's output, byte for byte in layout: the "Running ..." banner and the report (thread
-// stats, latency distribution, totals, errors, rates), with wrk's own unit formatting. Owner:
-// report. Pure functions of their arguments; any thread.
+// wrk 4.1's and wrk2's output, byte for byte in layout: the "Running ..." banner and the report
+// (thread stats, latency distribution, wrk2's HdrHistogram percentile spectrum, totals, errors,
+// rates), with wrk's own unit formatting. Owner: report. Pure functions of their arguments; any
+// thread.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,23 @@ std::string render_wrk_banner(uint64_t duration_ns, std::string_view url, uint64
 std::string render_wrk_report(const RunResult& result, const Histogram& rate_samples,
                               bool latency_distribution);
 
+// wrk2's banner: wrk's, then one line where wrk2 prints its per-thread "Thread calibration" lines
+// (wrk2 spends ~10 s measuring before it records; hail's schedule needs no calibration, so it
+// records from the first request and says so in a line wrk2's parsers will not mistake for one).
+std::string render_wrk2_banner(uint64_t duration_ns, std::string_view url, uint64_t threads,
+                               uint64_t connections);
+
+// Everything wrk2 prints after the run. result.latency is the corrected latency (rate mode);
+// latency_distribution (-L): its percentiles and the detailed spectrum of result.latency;
+// uncorrected (-U): the same for result.service_time.
+std::string render_wrk2_report(const RunResult& result, const Histogram& rate_samples,
+                               bool latency_distribution, bool uncorrected);
+
+// HdrHistogram's classic percentile table (hdr_percentiles_print with 5 ticks per half distance,
+// as wrk2 calls it): "Value Percentile TotalCount 1/(1-Percentile)" rows in milliseconds, then the
+// "#[Mean ...", "#[Max ..." and "#[Buckets ..." footer, for a histogram of nanoseconds.
+std::string render_hdr_percentiles(const Histogram& histogram);
+
 // wrk's units.c: two decimals in the largest unit the value reaches 85% of.
 // 850 us -> "0.85ms"; from 1e6 us on, seconds/minutes: "1.00s", "0.85m" (never hours).
 std::string wrk_format_time_us(long double us);
@@ -45,6 +63,7 @@ struct WrkStats {
   // "-nan") when count is 0.
   long double within_stdev_percent = 0;
 };
-WrkStats wrk_stats(const Histogram& histogram, uint64_t divisor);
+// population_stdev: the deviation over n (HdrHistogram's, which wrk2 prints for latency).
+WrkStats wrk_stats(const Histogram& histogram, uint64_t divisor, bool population_stdev = false);
 
 }  // namespace hail

@@ -56,15 +56,16 @@ def hail_bin():
 HailRun = collections.namedtuple("HailRun", "code stdout stderr json seconds")
 
 
-def run_hail(args, timeout=30, expect_json=None):
+def run_hail(args, timeout=30, expect_json=None, program=None):
     """Runs `hail ARGS` with a hard timeout (the process is killed if it overruns, and the test
     fails). Returns HailRun(code, stdout, stderr, json, seconds); json is the parsed report when
-    `--json -` is among the arguments (then stdout must be exactly one JSON document)."""
+    `--json -` is among the arguments (then stdout must be exactly one JSON document). program:
+    the path to start instead of hail_bin() (a link to it, see run_as)."""
     args = [str(a) for a in args]
     if expect_json is None:
         expect_json = any(a == "--json" and i + 1 < len(args) and args[i + 1] == "-"
                           for i, a in enumerate(args)) or "--json=-" in args
-    cmd = [hail_bin()] + args
+    cmd = [program or hail_bin()] + args
     start = time.monotonic()
     try:
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
@@ -83,6 +84,14 @@ def run_hail(args, timeout=30, expect_json=None):
                                  % (" ".join(cmd), proc.returncode, e, proc.stdout[:2000],
                                     proc.stderr[:2000])) from None
     return HailRun(proc.returncode, proc.stdout, proc.stderr, report, seconds)
+
+
+def run_as(name, args, timeout=30):
+    """hail started through a link named NAME (what ./run install-aliases makes), as run_hail."""
+    with tempfile.TemporaryDirectory(prefix="hail_as_") as tmp:
+        link = os.path.join(tmp, name)
+        os.symlink(os.path.abspath(hail_bin()), link)
+        return run_hail(args, timeout=timeout, program=link)
 
 
 def summary(report):

@@ -7,11 +7,10 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 import unittest
 
-from support import HailRun, HailServer, free_port, hail_bin, run_hail
+from support import HailRun, HailServer, free_port, hail_bin, run_as, run_hail
 
 
 
@@ -192,20 +191,15 @@ class WrkCommandLineTest(unittest.TestCase):
 
     def test_started_as_wrk(self):
         """A link named wrk makes hail behave as wrk (./run install-aliases)."""
-        with tempfile.TemporaryDirectory(prefix="hail_wrk_") as tmp:
-            link = os.path.join(tmp, "wrk")
-            os.symlink(os.path.abspath(hail_bin()), link)
-            usage = subprocess.run([link], stdin=subprocess.DEVNULL, capture_output=True,
-                                   text=True, timeout=10)
-            self.assertEqual(usage.returncode, 1)
-            self.assertTrue(usage.stdout.startswith("Usage: wrk <options> <url>"), usage.stdout)
-            with HailServer() as server:
-                url = server.url + "/bytes/10"
-                run = subprocess.run([link, "-t1", "-c1", "-d1", url], stdin=subprocess.DEVNULL,
-                                     capture_output=True, text=True, timeout=30)
-                self.assertEqual(run.returncode, 0, run.stderr)
-                self.assertTrue(run.stdout.startswith("Running 1s test @ %s\n" % url), run.stdout)
-                self.assertIn("\nRequests/sec: ", run.stdout)
+        usage = run_as("wrk", [], timeout=10)
+        self.assertEqual(usage.code, 1)
+        self.assertTrue(usage.stdout.startswith("Usage: wrk <options> <url>"), usage.stdout)
+        with HailServer() as server:
+            url = server.url + "/bytes/10"
+            run = run_as("wrk", ["-t1", "-c1", "-d1", url])
+            self.assertEqual(run.code, 0, run.stderr)
+            self.assertTrue(run.stdout.startswith("Running 1s test @ %s\n" % url), run.stdout)
+            self.assertIn("\nRequests/sec: ", run.stdout)
 
 
 if __name__ == "__main__":

@@ -46,8 +46,8 @@ class DebianPackageTest(unittest.TestCase):
                      "./usr/share/doc/hail/compat.md", "./usr/share/doc/hail/copyright",
                      "./usr/share/doc/hail/changelog.gz"):
             self.assertIn(" " + path + "\n", listing + "\n", path)
-        # The optional links that would shadow wrk, ab and webbench are not installed.
-        for tool in ("wrk", "ab", "webbench"):
+        # The optional links that would shadow wrk, wrk2, ab and webbench are not installed.
+        for tool in ("wrk", "wrk2", "ab", "webbench"):
             self.assertNotIn("/usr/bin/" + tool + "\n", listing + "\n")
         fields = run(["dpkg-deb", "-f", deb]).stdout
         depends = re.search(r"^Depends: (.*)$", fields, re.M).group(1)
@@ -87,6 +87,7 @@ def help_texts():
     hail = hail_bin()
     texts = {"": run([hail, "--help"]).stdout, "serve": run([hail, "serve", "--help"]).stdout,
              "wrk": run([hail, "wrk", "--help"]).stdout,
+             "wrk2": run([hail, "wrk2", "--help"]).stdout,
              "ab": run([hail, "ab", "-h"]).stderr,
              "webbench": run([hail, "webbench", "--help"]).stderr,
              "report": run([hail, "report", "--help"]).stdout,

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli/wrk_flags.h"
@@ -96,6 +99,21 @@ struct ErrorCase {
   bool usage;
 };
 
+void expect_errors(WrkParse (*parse)(const std::vector<std::string>&),
+                   std::span<const ErrorCase> cases) {
+  for (const ErrorCase& k : cases) {
+    std::string line;
+    for (const auto& a : k.args) line += a + " ";
+    SCOPED_TRACE(line);
+    WrkParse p = parse(k.args);
+    EXPECT_FALSE(p.ok);
+    EXPECT_EQ(p.message, k.message);
+    EXPECT_EQ(p.message_has_program, k.from_getopt);
+    EXPECT_EQ(p.show_usage, k.usage);
+    EXPECT_FALSE(p.hail_usage);
+  }
+}
+
 TEST(WrkFlags, ErrorsAsWrkReportsThem) {
   const ErrorCase cases[] = {
       // Values wrk's scan_metric / scan_time refuse: usage alone.
@@ -138,16 +156,7 @@ TEST(WrkFlags, ErrorsAsWrkReportsThem) {
       {{"http:///x"}, "invalid URL: http:///x", false, true},
       {{"-"}, "invalid URL: -", false, true},
   };
-  for (const ErrorCase& k : cases) {
-    std::string line;
-    for (const auto& a : k.args) line += a + " ";
-    SCOPED_TRACE(line);
-    WrkParse p = parse_wrk_flags(k.args);
-    EXPECT_FALSE(p.ok);
-    EXPECT_EQ(p.message, k.message);
-    EXPECT_EQ(p.message_has_program, k.from_getopt);
-    EXPECT_EQ(p.show_usage, k.usage);
-  }
+  expect_errors(parse_wrk_flags, cases);
 }
 
 TEST(WrkFlags, HailsOwnLimitsComeWithoutUsage) {
@@ -315,6 +324,160 @@ TEST(WrkFlags, VerdictFlags) {
   EXPECT_TRUE(lonely.hail_usage);
   EXPECT_NE(lonely.message.find("--junit needs at least one --slo"), std::string::npos);
   EXPECT_EQ(wrk_usage().find("slo"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hail
+
+// wrk2's command line (parse_wrk2_flags): wrk 4.0's rules plus -R (required), -U, -B.
+namespace hail {
+namespace {
+
+WrkCommand parse2_ok(const std::vector<std::string>& args) {
+  WrkParse p = parse_wrk2_flags(args);
+  EXPECT_TRUE(p.ok) << p.message;
+  return p.command;
+}
+
+TEST(Wrk2Flags, DefaultsAreWrksAndTheRateFillsRateMode) {
+  const WrkCommand wrk = parse_ok({kUrl});
+  const WrkCommand c = parse2_ok({"-R", "2000", kUrl});
+  // wrk2 keeps wrk's defaults: 2 threads, 10 connections, 10 s, a 2 s timeout.
+  EXPECT_EQ(std::tie(c.threads, c.connections, c.run.connections, c.run.duration_ns,
+                     c.run.timeout_ns, c.run.wrk_requests),
+            std::tie(wrk.threads, wrk.connections, wrk.run.connections, wrk.run.duration_ns,
+                     wrk.run.timeout_ns, wrk.run.wrk_requests));
+  EXPECT_EQ(c.rate_per_s, 2000u);
+  EXPECT_DOUBLE_EQ(c.run.rate_per_s, 2000.0);
+  EXPECT_DOUBLE_EQ(wrk.run.rate_per_s, 0.0);  // wrk: closed loop
+  // wrk2's fixed pool: never more connections than -c.
+  EXPECT_EQ(c.run.max_connections, 10u);
+  EXPECT_FALSE(c.latency_distribution || c.uncorrected_distribution || c.batch_latency);
+}
+
+TEST(Wrk2Flags, TheArticlesCommandLine) {
+  WrkCommand c = parse2_ok({"-t2", "-c100", "-d30s", "-R2000", "--latency", kUrl});
+  EXPECT_EQ(c.run.connections, 100u);
+  EXPECT_EQ(c.run.duration_ns, 30 * kSec);
+  EXPECT_DOUBLE_EQ(c.run.rate_per_s, 2000.0);
+  EXPECT_TRUE(c.latency_distribution);
+  EXPECT_FALSE(c.uncorrected_distribution);
+}
+
+TEST(Wrk2Flags, RateUnitsAndSpellings) {
+  EXPECT_EQ(parse2_ok({"--rate", "2k", kUrl}).rate_per_s, 2000u);
+  EXPECT_EQ(parse2_ok({"--rate=1M", kUrl}).rate_per_s, 1'000'000u);
+  EXPECT_EQ(parse2_ok({"--ra", "7", kUrl}).rate_per_s, 7u);  // getopt_long's unique prefix
+  EXPECT_EQ(parse2_ok({"-R", "3 k", kUrl}).rate_per_s, 3000u);
+  // The last -R wins.
+  EXPECT_EQ(parse2_ok({"-R", "1", "-R", "5", kUrl}).rate_per_s, 5u);
+}
+
+TEST(Wrk2Flags, UncorrectedImpliesLatencyAndBatchIsAccepted) {
+  WrkCommand c = parse2_ok({"-U", "-R1", kUrl});
+  EXPECT_TRUE(c.latency_distribution);
+  EXPECT_TRUE(c.uncorrected_distribution);
+  c = parse2_ok({"--u_latency", "--batch_latency", "-R1", kUrl});
+  EXPECT_TRUE(c.uncorrected_distribution);
+  EXPECT_TRUE(c.batch_latency);
+  c = parse2_ok({"-LB", "-R1", kUrl});
+  EXPECT_TRUE(c.latency_distribution);
+  EXPECT_TRUE(c.batch_latency);
+}
+
+TEST(Wrk2Flags, ErrorsAsWrk2ReportsThem) {
+  const ErrorCase cases[] = {
+      // -R is required: wrk2's message, then its usage, once the URL and -c have passed.
+      {{kUrl}, "Throughput MUST be specified with the --rate or -R option", false, true},
+      {{"-R", "0", kUrl}, "Throughput MUST be specified with the --rate or -R option", false, true},
+      {{"-c", "1", "-t", "2", kUrl}, "number of connections must be >= threads", false, true},
+      {{"notaurl"}, "invalid URL: notaurl", false, true},
+      {{}, "", false, true},  // no URL: usage alone, even without -R
+      // Values scan_metric refuses: usage alone.
+      {{"-R", "1.5k", kUrl}, "", false, true},
+      {{"-R", "-5", kUrl}, "", false, true},
+      {{"-R", "500ms", kUrl}, "", false, true},
+      // Usage requests.
+      {{"--help"}, "", false, true},
+      {{"-r", "-R1", kUrl}, "", false, true},
+      {{"-?", "-R1", kUrl}, "", false, true},
+      // getopt's messages, with wrk2's table.
+      {{"-h", "-R1", kUrl}, "invalid option -- 'h'", true, true},
+      {{"-x", "-R1", kUrl}, "invalid option -- 'x'", true, true},
+      {{kUrl, "-R"}, "option requires an argument -- 'R'", true, true},
+      {{"--u_latency=1", "-R1", kUrl},
+       "option '--u_latency' doesn't allow an argument",
+       true,
+       true},
+      {{"--t", "5", "-R1", kUrl},
+       "option '--t' is ambiguous; possibilities: '--threads' '--timeout'",
+       true,
+       true},
+      // hail's limits: its own line, no usage.
+      {{"-R", "2G", kUrl},
+       "hail: -R 2000000000: at most 1000000000 requests per second",
+       false,
+       false},
+  };
+  expect_errors(parse_wrk2_flags, cases);
+}
+
+TEST(Wrk2Flags, VersionIsPrintedAndParsingGoesOn) {
+  WrkParse p = parse_wrk2_flags({"-v", "-R1", kUrl});
+  EXPECT_TRUE(p.ok);
+  EXPECT_EQ(p.version_lines, 1);
+  p = parse_wrk2_flags({"-v", "--version", kUrl});  // then -R's message and the usage
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(p.version_lines, 2);
+  EXPECT_EQ(wrk2_version_line("1.2.3"), "wrk 4.0.0 (wrk2, hail 1.2.3) [epoll]\n");
+}
+
+TEST(Wrk2Flags, UsageIsWrk2sByteForByte) {
+  const std::string expected =
+      "Usage: wrk <options> <url>                            \n"
+      "  Options:                                            \n"
+      "    -c, --connections <N>  Connections to keep open   \n"
+      "    -d, --duration    <T>  Duration of test           \n"
+      "    -t, --threads     <N>  Number of threads to use   \n"
+      "                                                      \n"
+      "    -s, --script      <S>  Load Lua script file       \n"
+      "    -H, --header      <H>  Add header to request      \n"
+      "    -L  --latency          Print latency statistics   \n"
+      "    -U  --u_latency        Print uncorrected latency statistics\n"
+      "        --timeout     <T>  Socket/request timeout     \n"
+      "    -B, --batch_latency    Measure latency of whole   \n"
+      "                           batches of pipelined ops   \n"
+      "                           (as opposed to each op)    \n"
+      "    -v, --version          Print version details      \n"
+      "    -R, --rate        <T>  work rate (throughput)     \n"
+      "                           in requests/sec (total)    \n"
+      "                           [Required Parameter]       \n"
+      "                                                      \n"
+      "                                                      \n"
+      "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
+      "  Time arguments may include a time unit (2s, 2m, 2h)\n";
+  EXPECT_EQ(wrk2_usage(), expected);
+  EXPECT_EQ(wrk2_usage().find("slo"), std::string::npos);
+}
+
+TEST(Wrk2Flags, VerdictFlags) {
+  WrkCommand c = parse2_ok({"-R1", "--slo", "p99<5ms", "--slo-abort", "--junit=j.xml", kUrl});
+  EXPECT_EQ(c.verdict.slo, (std::vector<std::string>{"p99<5ms"}));
+  EXPECT_TRUE(c.verdict.slo_abort);
+  EXPECT_EQ(c.verdict.junit_path, "j.xml");
+  WrkParse bad = parse_wrk2_flags({"--slo", "p99<", "-R1", kUrl});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_TRUE(bad.hail_usage);
+  EXPECT_FALSE(bad.show_usage);
+}
+
+TEST(Wrk2Flags, FlagNamesCoverTheTable) {
+  std::vector<std::string> names;
+  for (const FlagName& f : wrk2_flag_names()) names.push_back(f.name);
+  for (const char* name : {"-R", "--rate", "-U", "--u_latency", "-B", "--batch_latency", "-L",
+                           "--latency", "--slo", "--slo-abort", "--junit"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
 }
 
 }  // namespace
