@@ -1,7 +1,7 @@
-// hail's entry point: picks the front-end (native flags, `serve`, `demo`, `report`, `merge`, `wrk`,
-// `ab`, `webbench`, or theirs when started under the name "wrk", "ab" or "webbench") and maps its
-// outcome to the exit status (native: 0 ran, 1 could not run, 2 usage; the other tools' front-ends
-// use their tool's statuses). Main thread.
+// hail's entry point: picks the front-end (native flags, `serve`, `demo`, `report`, `merge`,
+// `compare`, `wrk`, `ab`, `webbench`, or theirs when started under the name "wrk", "ab" or
+// "webbench") and maps its outcome to the exit status (native: 0 ran, 1 could not run, 2 usage;
+// the other tools' front-ends use their tool's statuses). Main thread.
 #include <signal.h>
 
 #include <cstdio>
@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "cli/ab_command.h"
+#include "cli/compare_command.h"
 #include "cli/native_flags.h"
 #include "cli/result_commands.h"
-#include "cli/search_command.h"
 #include "cli/run_command.h"
+#include "cli/search_command.h"
 #include "cli/serve_command.h"
 #include "cli/version.h"
 #include "cli/webbench_command.h"
@@ -52,6 +53,9 @@ int main(int argc, char** argv) {
   }
   if (!args.empty() && args[0] == "search") {
     return run_search_command({args.begin() + 1, args.end()});
+  }
+  if (!args.empty() && args[0] == "compare") {
+    return run_compare_command({args.begin() + 1, args.end()});
   }
   if (!args.empty() && args[0] == "merge") {
     return run_merge_command({args.begin() + 1, args.end()});
