@@ -158,6 +158,22 @@ class WindowStatistic {
     for (size_t m = 0; m < defs_.size(); ++m) values[m] = metric_value(defs_[m], s);
   }
 
+  // How many requests of the last compute() stand at or beyond metric m's statistic: the
+  // percentile's tail, 1 for the maximum; the whole count for means and counters.
+  double tail_requests(size_t m) const {
+    const MetricDef& def = defs_[m];
+    const Histogram* h = def.source == MetricSource::kService ? &service_
+                         : def.source == MetricSource::kLag   ? &lag_
+                                                              : &latency_;
+    const auto count = static_cast<double>(h->count());
+    if (def.source == MetricSource::kRps || def.source == MetricSource::kErrorRate ||
+        def.percentile == kStatMean) {
+      return count;
+    }
+    if (def.percentile == kStatMax) return count > 0 ? 1 : 0;
+    return count * (100 - def.percentile) / 100;
+  }
+
  private:
   const std::vector<PreparedWindow>& windows_;
   std::span<const MetricDef> defs_;
@@ -366,11 +382,16 @@ Result<Comparison> compare_single(const RunResult& base, const RunResult& candid
   WindowStatistic cand_stat(cand_windows.value(), defs);
   std::vector<size_t> picks;
   std::vector<double> base_point, cand_point, b, c;
+  std::vector<double> fewest_tail(defs.size(), kInfinity);
   for (size_t side = 0; side < 2; ++side) {
     const size_t n = side == 0 ? out.base_windows : out.candidate_windows;
     picks.resize(n);
     for (size_t i = 0; i < n; ++i) picks[i] = i;
-    (side == 0 ? base_stat : cand_stat).compute(picks, side == 0 ? base_point : cand_point);
+    WindowStatistic& stat = side == 0 ? base_stat : cand_stat;
+    stat.compute(picks, side == 0 ? base_point : cand_point);
+    for (size_t m = 0; m < defs.size(); ++m) {
+      fewest_tail[m] = std::min(fewest_tail[m], stat.tail_requests(m));
+    }
   }
   // Paired resamples: each round resamples both runs (independently) and records both statistics
   // and their change, so the change's interval comes from the same rounds as the sides'.
@@ -388,6 +409,7 @@ Result<Comparison> compare_single(const RunResult& base, const RunResult& candid
       change_draws[m].push_back(change_of(defs[m], b[m], c[m]));
     }
   }
+  std::string extremes;
   for (size_t m = 0; m < defs.size(); ++m) {
     MetricComparison mc = start_metric(defs[m], options);
     mc.base = base_point[m];
@@ -397,7 +419,19 @@ Result<Comparison> compare_single(const RunResult& base, const RunResult& candid
     mc.candidate_interval = percentile_interval(cand_draws[m], options.confidence);
     mc.change_interval = percentile_interval(change_draws[m], options.confidence);
     mc.verdict = interval_verdict(mc.change_interval, mc.tolerance, mc.lower_is_better);
+    // The bootstrap cannot judge extremes: a resample's maximum never exceeds the run's, so the
+    // interval of a statistic that only a few requests stand behind is too narrow on one side.
+    if (fewest_tail[m] < kMinTailRequests) {
+      mc.verdict = Verdict::kInconclusive;
+      extremes += (extremes.empty() ? "" : ", ") + mc.name;
+    }
     out.metrics.push_back(std::move(mc));
+  }
+  if (!extremes.empty()) {
+    out.notes.push_back(
+        extremes + ": fewer than " + std::to_string(kMinTailRequests) +
+        " requests at or beyond the statistic in a run; a bootstrap cannot judge "
+        "extremes, so they are inconclusive (compare repeated runs, or longer ones)");
   }
   if (!base.tags.empty() && !candidate.tags.empty()) {
     out.notes.push_back(

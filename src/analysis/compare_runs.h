@@ -87,6 +87,10 @@ struct Comparison {
 // factor of 2. Otherwise one line naming the first difference ("rate 1000 req/s vs 2000 req/s").
 std::string load_difference(const RunResult& base, const RunResult& candidate);
 
+// A single-run statistic needs at least this many requests at or beyond it in each run (p99 of
+// 1,000 requests: 10; a maximum: never) to get a verdict other than inconclusive.
+inline constexpr int kMinTailRequests = 10;
+
 // One run against one: a moving-block bootstrap over each run's measured --interval windows.
 // Refused (one line) when a side has fewer than options.min_windows measured windows.
 Result<Comparison> compare_single(const RunResult& base, const RunResult& candidate,

@@ -84,6 +84,14 @@ TEST(CompareRuns, TwentyPercentSlowerRegresses) {
   EXPECT_GT(p50.change_interval.low, 0.15);
   EXPECT_EQ(metric(c.value(), "mean").verdict, Verdict::kRegressed);
   EXPECT_EQ(metric(c.value(), "rps").verdict, Verdict::kSame);
+  // 6,000 requests a run: p99 has 60 beyond it and is judged; p99.9 (6) and max (1) are
+  // extremes the bootstrap cannot judge, whatever their change.
+  EXPECT_EQ(metric(c.value(), "p99").verdict, Verdict::kRegressed);
+  EXPECT_EQ(metric(c.value(), "p99.9").verdict, Verdict::kInconclusive);
+  EXPECT_EQ(metric(c.value(), "max").verdict, Verdict::kInconclusive);
+  ASSERT_FALSE(c->notes.empty());
+  EXPECT_EQ(c->notes.front().rfind("p99.9, max: fewer than 10 requests", 0), 0u)
+      << c->notes.front();
   // And the other way round it improved.
   auto back = compare_single(b, a, CompareOptions{});
   ASSERT_TRUE(back);
