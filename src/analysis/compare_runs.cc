@@ -6,6 +6,8 @@
 #include <limits>
 #include <utility>
 
+#include "analysis/generator_health.h"
+
 namespace hail {
 
 namespace {
@@ -346,13 +348,38 @@ std::string load_difference(const RunResult& a, const RunResult& b) {
     if (!line.empty()) return line.front() == ' ' ? line.substr(1) : line;
   }
   // Durations "within reason": a factor of 2 changes how much warm state a run reaches, not what
-  // each request meets.
-  const double da = static_cast<double>(a.duration_ns), db = static_cast<double>(b.duration_ns);
+  // each request meets. The asked-for -d is compared, not the time measured: a run bounded by -n
+  // takes longer on a slower server, which is the finding, not a different load.
+  const auto da = static_cast<double>(a.duration_target_ns);
+  const auto db = static_cast<double>(b.duration_target_ns);
   if (da > 0 && db > 0 && (da > 2 * db || db > 2 * da)) {
-    return "duration " + std::to_string(a.duration_s()).substr(0, 6) + " s vs " +
-           std::to_string(b.duration_s()).substr(0, 6) + " s (more than a factor of 2)";
+    const auto seconds = [](double ns) {
+      std::string text = std::to_string(ns / 1e9);
+      text.erase(text.find_last_not_of('0') + 1);
+      if (text.ends_with('.')) text.pop_back();
+      return text + " s";
+    };
+    return "duration " + seconds(da) + " vs " + seconds(db) + " (more than a factor of 2)";
   }
   return "";
+}
+
+std::vector<std::string> run_health_notes(const RunResult& run, const std::string& name) {
+  std::vector<std::string> notes;
+  const GeneratorHealth health = check_generator_health(run);
+  std::string failed;
+  for (const HealthCheck& check : health.checks) {
+    if (check.applicable && !check.ok) failed += (failed.empty() ? "" : ", ") + check.name;
+  }
+  if (health.limited_by_hail) {
+    notes.push_back(name + ": hail itself was the limit (generator health: " + failed +
+                    "): its latencies include hail's own delays, so a difference may be the "
+                    "machine's, not the server's");
+  } else if (!failed.empty()) {
+    notes.push_back(name + ": generator health checks failed (" + failed +
+                    "): the load it offered was not the one asked for");
+  }
+  return notes;
 }
 
 Result<Comparison> compare_single(const RunResult& base, const RunResult& candidate,

@@ -91,6 +91,11 @@ std::string load_difference(const RunResult& base, const RunResult& candidate);
 // 1,000 requests: 10; a maximum: never) to get a verdict other than inconclusive.
 inline constexpr int kMinTailRequests = 10;
 
+// Notes about runs whose numbers are not the server's alone: hail itself was the limit (generator
+// health, analysis/generator_health.h), or an open-loop run missed its target rate. `name` names
+// the run ("base.json"). Empty when the run is clean.
+std::vector<std::string> run_health_notes(const RunResult& run, const std::string& name);
+
 // One run against one: a moving-block bootstrap over each run's measured --interval windows.
 // Refused (one line) when a side has fewer than options.min_windows measured windows.
 Result<Comparison> compare_single(const RunResult& base, const RunResult& candidate,

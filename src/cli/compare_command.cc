@@ -212,6 +212,15 @@ int run_compare_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "hail compare: %s\n", comparison.error().message.c_str());
     return kExitUsage;
   }
+  // Runs disturbed by the generator or the machine: said, not hidden (the verdicts stand).
+  for (auto [paths, runs] :
+       {std::pair{&cmd->base, &base}, std::pair{&cmd->candidate, &candidate}}) {
+    for (size_t i = 0; i < runs->size(); ++i) {
+      for (std::string& note : run_health_notes((*runs)[i], (*paths)[i])) {
+        comparison->notes.push_back(std::move(note));
+      }
+    }
+  }
   const CompareInputs inputs{cmd->base, cmd->candidate};
   if (cmd->json_path == "-") {
     std::fputs(render_compare_json(comparison.value(), inputs).c_str(), stdout);

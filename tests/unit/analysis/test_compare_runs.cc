@@ -161,12 +161,25 @@ TEST(CompareRuns, LoadDifferences) {
   EXPECT_EQ(load_difference(a, b),
             "URL http://127.0.0.1:1/delay/10 vs http://127.0.0.1:1/delay/11");
   b = a;
-  b.duration_ns = a.duration_ns * 3;
-  EXPECT_NE(load_difference(a, b).find("more than a factor of 2"), std::string::npos);
-  b.duration_ns = a.duration_ns * 3 / 2;
+  a.duration_target_ns = 10'000'000'000;
+  b.duration_target_ns = 25'000'000'000;
+  EXPECT_EQ(load_difference(a, b), "duration 10 s vs 25 s (more than a factor of 2)");
+  b.duration_target_ns = 15'000'000'000;
+  EXPECT_EQ(load_difference(a, b), "");
+  b.duration_ns = a.duration_ns * 5;  // measured time (-n on a slower server) is not the load
   EXPECT_EQ(load_difference(a, b), "");
   b.threads = 7;  // how the load was produced, not what it was
   EXPECT_EQ(load_difference(a, b), "");
+}
+
+TEST(CompareRuns, HealthNotesNameDisturbedRuns) {
+  RunResult r = make_run(10, [](size_t i, size_t j) { return noisy(i, j, 1.0); });
+  EXPECT_TRUE(run_health_notes(r, "a.json").empty());  // closed loop, idle generator
+  r.max_worker_cpu_utilization = 0.99;                 // a saturated worker limits a closed loop
+  const std::vector<std::string> notes = run_health_notes(r, "a.json");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].rfind("a.json: hail itself was the limit (generator health: cpu)", 0), 0u)
+      << notes[0];
 }
 
 TEST(CompareRuns, Tolerances) {
@@ -209,6 +222,38 @@ TEST(CompareRuns, RepeatedRunsUseMannWhitney) {
   ASSERT_TRUE(few);
   EXPECT_FALSE(few->any_regressed());
   EXPECT_FALSE(few->notes.empty());
+}
+
+TEST(CompareRuns, RepeatedRunsCompareTagsEveryRunHas) {
+  const auto tagged = [](double scale, bool with_b) {
+    RunResult r = make_run(3, [&](size_t i, size_t j) { return noisy(i, j, scale); });
+    for (const char* name : {"a", "b"}) {
+      if (std::string(name) == "b" && !with_b) continue;
+      TagResult t;
+      t.name = name;
+      t.completed = 100;
+      t.status_codes[200] = 100;
+      for (size_t j = 0; j < 100; ++j) t.latency.record(noisy(0, j, name[0] == 'a' ? scale : 1));
+      r.tags.push_back(std::move(t));
+    }
+    return r;
+  };
+  std::vector<RunResult> base, cand;
+  for (size_t k = 0; k < 5; ++k) {
+    base.push_back(tagged(1.0 + 0.001 * static_cast<double>(k), true));
+    cand.push_back(tagged(1.3 + 0.001 * static_cast<double>(k), k != 2));  // b missing once
+  }
+  auto c = compare_repeated(base, cand, CompareOptions{});
+  ASSERT_TRUE(c) << c.error().message;
+  bool saw_a = false;
+  for (const MetricComparison& m : c->metrics) {
+    EXPECT_NE(m.tag, "b") << "tag b is not in every run";
+    if (m.tag == "a" && m.name == "p50") {
+      saw_a = true;
+      EXPECT_EQ(m.verdict, Verdict::kRegressed);
+    }
+  }
+  EXPECT_TRUE(saw_a);
 }
 
 }  // namespace
