@@ -4,6 +4,7 @@ a 10 % slower server (/delay/10 against /delay/11) is called regressed, single r
 bootstrap and repeated runs by Mann-Whitney; different loads and too few windows are refused with
 one line. Short open-loop runs (-R, fixed arrivals): the whole suite stays under a minute."""
 
+import json
 import os
 import shutil
 import tempfile
@@ -12,7 +13,8 @@ import unittest
 from support import HailServer, describe, run_hail
 
 RATE = "200"
-DURATION = "2s"
+DURATION_S = 2
+DURATION = "%ds" % DURATION_S
 INTERVAL = "100ms"
 RUNS = 4
 # Metrics that must never be called improved or regressed between runs of one setup. The
@@ -31,16 +33,34 @@ class CompareTest(unittest.TestCase):
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="hail-compare-")
         cls.fast, cls.slow = [], []
+        cls.rerecorded = 0
         with HailServer(threads=2) as srv:
             for i in range(RUNS):
                 for delay, runs in (("10", cls.fast), ("11", cls.slow)):
-                    path = os.path.join(cls.dir, "d%s-%d.json" % (delay, i))
-                    run = run_hail(["-q", "-R", RATE, "-c", "8", "-d", DURATION, "--interval",
-                                    INTERVAL, "--json", path, srv.url + "/delay/" + delay],
-                                   timeout=60)
-                    assert run.code == 0, describe(run)
-                    runs.append(path)
+                    runs.append(cls.record(srv, delay, "d%s-%d.json" % (delay, i)))
             cls.server_url = srv.url
+
+    @classmethod
+    def record(cls, srv, delay, name):
+        """One run; recorded again (up to twice) when the machine stalled it. These tests judge the
+        statistics on the runs they are given; a run in which the shared machine stalled hail or
+        the server for tens of milliseconds really measured something else (bench/RESULTS.md:
+        every false alarm of the study came from such runs), which no statistic of two runs can
+        tell from a slower server."""
+        path = os.path.join(cls.dir, name)
+        for _ in range(3):
+            run = run_hail(["-q", "-R", RATE, "-c", "8", "-d", DURATION, "--interval", INTERVAL,
+                            "--json", path, srv.url + "/delay/" + delay], timeout=60)
+            assert run.code == 0, describe(run)
+            with open(path) as f:
+                doc = json.load(f)
+            stalled = (doc["lag_us"]["p99"] > 5000
+                       or doc["latency_us"]["p90"] > (int(delay) + 5) * 1000
+                       or doc["requests"]["completed"] < 0.97 * float(RATE) * DURATION_S)
+            if not stalled:
+                break
+            cls.rerecorded += 1
+        return path
 
     @classmethod
     def tearDownClass(cls):
