@@ -3,6 +3,7 @@
 #include <set>
 
 #include "cli/ab_flags.h"
+#include "cli/compare_command.h"
 #include "cli/native_flags.h"
 #include "cli/result_commands.h"
 #include "cli/search_command.h"
@@ -80,6 +81,12 @@ std::vector<CommandDoc> command_docs() {
                   "another) into one exact result: counts and histograms add up, time series "
                   "align on the wall clock.",
                   merge_usage(), merge_flag_names(), false, true});
+  docs.push_back({"compare", "hail compare [options] BASE.json CANDIDATE.json",
+                  "Did it get faster or slower? Compares runs saved with --json (one against "
+                  "one by a moving-block bootstrap over their windows, or repeated runs by "
+                  "medians and Mann-Whitney U) on latency, requests/s and error rate, with "
+                  "intervals and a verdict per metric.",
+                  compare_usage(), compare_flag_names(), false, true});
   docs.push_back({"wrk", "hail wrk [wrk options] URL",
                   "wrk 4.1's command line and report, on hail's engine (also when hail is started "
                   "under the name wrk). Differences from wrk: docs/compat.md. hail's --slo EXPR, "
@@ -128,6 +135,7 @@ std::string render_man_scdoc(const std::vector<CommandDoc>& commands) {
       "*1*\n\thail could not run: no connection could ever be opened, the host does not "
       "resolve, a resource limit, a script error, an output file that cannot be written.\n\n"
       "*2*\n\tA usage error: one line on standard error names the bad flag or value.\n\n"
+      "*3*\n\thail compare: at least one metric regressed (a CI gate).\n\n"
       "*98*\n\tWith --slo (and in hail search): hail itself was the limit (generator health), so "
       "the thresholds were not judged on the load they were meant for.\n\n"
       "*99*\n\tWith --slo: a threshold failed; hail search: no level met every threshold.\n\n"

@@ -1,7 +1,7 @@
-// hail's entry point: picks the front-end (native flags, `serve`, `demo`, `report`, `merge`, `wrk`,
-// `wrk2`, `ab`, `webbench`, or theirs when started under the name "wrk", "wrk2", "ab" or
-// "webbench") and maps its outcome to the exit status (native: 0 ran, 1 could not run, 2 usage; the
-// other tools' front-ends use their tool's statuses). Main thread.
+// hail's entry point: picks the front-end (native flags, `serve`, `demo`, `report`, `merge`,
+// `compare`, `wrk`, `wrk2`, `ab`, `webbench`, or theirs when started under the name "wrk", "wrk2",
+// "ab" or "webbench") and maps its outcome to the exit status (native: 0 ran, 1 could not run, 2
+// usage; the other tools' front-ends use their tool's statuses). Main thread.
 #include <signal.h>
 
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/ab_command.h"
+#include "cli/compare_command.h"
 #include "cli/native_flags.h"
 #include "cli/result_commands.h"
 #include "cli/run_command.h"
@@ -56,6 +57,9 @@ int main(int argc, char** argv) {
   }
   if (!args.empty() && args[0] == "search") {
     return run_search_command({args.begin() + 1, args.end()});
+  }
+  if (!args.empty() && args[0] == "compare") {
+    return run_compare_command({args.begin() + 1, args.end()});
   }
   if (!args.empty() && args[0] == "merge") {
     return run_merge_command({args.begin() + 1, args.end()});

@@ -78,15 +78,6 @@ Result<ResultCommand> parse(std::span<const ResultFlag> table, const std::vector
   return c;
 }
 
-// The help flags, wherever they are: the caller prints the usage text.
-bool asks_for_help(const std::vector<std::string>& args) {
-  for (const std::string& a : args) {
-    if (a == "--") break;
-    if (a == "-h" || a == "--help") return true;
-  }
-  return false;
-}
-
 Result<ResultDocument> read_document(const std::string& path) {
   auto text = read_whole_file(path);
   if (!text) return make_error("cannot read " + quote(path) + ": " + text.error().message);
@@ -95,20 +86,7 @@ Result<ResultDocument> read_document(const std::string& path) {
   return doc;
 }
 
-bool write_file(const char* command, const char* flag, const std::string& path,
-                const std::string& text) {
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out << text;
-  if (out) out.close();
-  if (out) return true;
-  const int err = errno;
-  std::fprintf(stderr, "hail %s: cannot write %s file %s%s%s\n", command, flag, quote(path).c_str(),
-               err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "");
-  return false;
-}
-
-// The text report on stdout (or the JSON with --json -), then the --json and --hlog files.
+// The text report on stdout (or the JSON with --json -), then the --json, --hlog and --html files.
 int write_outputs(const char* command, const ResultCommand& cmd, const ResultDocument& doc) {
   if (!cmd.hlog_path.empty() && doc.result.intervals.empty()) {
     std::fprintf(stderr,
@@ -124,21 +102,42 @@ int write_outputs(const char* command, const ResultCommand& cmd, const ResultDoc
   }
   std::fflush(stdout);
   if (!cmd.json_path.empty() && cmd.json_path != "-" &&
-      !write_file(command, "--json", cmd.json_path, render_json_document(doc))) {
+      !write_output_file(command, "--json", cmd.json_path, render_json_document(doc))) {
     return kExitCouldNotRun;
   }
   if (!cmd.hlog_path.empty() &&
-      !write_file(command, "--hlog", cmd.hlog_path, render_hlog(doc.result))) {
+      !write_output_file(command, "--hlog", cmd.hlog_path, render_hlog(doc.result))) {
     return kExitCouldNotRun;
   }
   if (!cmd.html_path.empty() &&
-      !write_file(command, "--html", cmd.html_path, render_html_report(doc.result))) {
+      !write_output_file(command, "--html", cmd.html_path, render_html_report(doc.result))) {
     return kExitCouldNotRun;
   }
   return kExitOk;
 }
 
 }  // namespace
+
+bool asks_for_help(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a == "-h" || a == "--help") return true;
+  }
+  return false;
+}
+
+bool write_output_file(const char* command, const char* flag, const std::string& path,
+                       const std::string& text) {
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << text;
+  if (out) out.close();
+  if (out) return true;
+  const int err = errno;
+  std::fprintf(stderr, "hail %s: cannot write %s file %s%s%s\n", command, flag, quote(path).c_str(),
+               err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "");
+  return false;
+}
 
 Result<ResultCommand> parse_report_flags(const std::vector<std::string>& args) {
   auto cmd = parse(kReportFlags, args, "report");

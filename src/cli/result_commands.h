@@ -25,6 +25,13 @@ Result<ResultCommand> parse_merge_flags(const std::vector<std::string>& args);
 int run_report_command(const std::vector<std::string>& args);
 int run_merge_command(const std::vector<std::string>& args);
 
+// Shared by the commands that read saved results (report, merge, compare): whether -h/--help is
+// among the words before "--" (the caller prints its usage text), and writing an output file,
+// with one line on stderr ("hail COMMAND: cannot write FLAG file PATH: reason") when it fails.
+bool asks_for_help(const std::vector<std::string>& args);
+bool write_output_file(const char* command, const char* flag, const std::string& path,
+                       const std::string& text);
+
 // Usage texts, rendered from the flag tables, and the tables' flags for the README test.
 std::string report_usage();
 std::string merge_usage();

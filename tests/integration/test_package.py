@@ -92,6 +92,7 @@ def help_texts():
              "webbench": run([hail, "webbench", "--help"]).stderr,
              "report": run([hail, "report", "--help"]).stdout,
              "merge": run([hail, "merge", "--help"]).stdout,
+             "compare": run([hail, "compare", "--help"]).stdout,
              "search": run([hail, "search", "--help"]).stdout}
     for name, text in texts.items():
         assert "-" in text, "no help text for %r" % name

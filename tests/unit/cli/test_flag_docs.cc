@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/ab_flags.h"
+#include "cli/compare_command.h"
 #include "cli/native_flags.h"
 #include "cli/result_commands.h"
 #include "cli/search_command.h"
@@ -231,6 +232,10 @@ TEST(FlagDocs, ReadmeReportAndMergeSynopsesAreTheFlagTables) {
   const std::string heading = "## Saved results: `hail report` and `hail merge`";
   check_synopsis(heading, "hail report", report_flag_names());
   check_synopsis(heading, "hail merge", merge_flag_names());
+}
+
+TEST(FlagDocs, ReadmeCompareSynopsisIsTheFlagTable) {
+  check_synopsis("## Comparing runs: `hail compare`", "hail compare", compare_flag_names());
 }
 
 }  // namespace
