@@ -9,6 +9,7 @@
 #include "cli/result_commands.h"
 #include "cli/run_command.h"
 #include "report/compare_report.h"
+#include "report/html_report.h"
 #include "report/json_reader.h"
 
 namespace hail {
@@ -56,6 +57,13 @@ Status set_json(CompareCommand& c, const ParsedFlag& f) {
   return ok_status();
 }
 
+Status set_html(CompareCommand& c, const ParsedFlag& f) {
+  if (f.value.empty()) return make_error("--html needs a file name");
+  if (f.value == "-") return make_error("--html writes a file, not stdout: name one");
+  c.html_path = f.value;
+  return ok_status();
+}
+
 Status set_seed(CompareCommand& c, const ParsedFlag& f) {
   auto v = whole_number(f, 0);
   if (!v) return v.error();
@@ -89,6 +97,9 @@ constexpr CompareFlag kCompareFlags[] = {
     {"", "force", nullptr, set_force, "compare runs that offered different loads"},
     {"", "json", "FILE|-", set_json,
      "write the comparison as JSON to FILE (\"-\": to stdout instead of the\ntext)"},
+    {"", "html", "FILE", set_html,
+     "a self-contained HTML page: the runs' spectra overlaid and each\npercentile's change with "
+     "its interval"},
     {"", "seed", "N", set_seed, "the bootstrap's random seed (default 1: reproducible output)"},
     {"", "resamples", "N", set_resamples, "bootstrap resamples (default 2000, at least 100)"},
     {"", "block", "N", set_block,
@@ -222,15 +233,19 @@ int run_compare_command(const std::vector<std::string>& args) {
     }
   }
   const CompareInputs inputs{cmd->base, cmd->candidate};
-  if (cmd->json_path == "-") {
-    std::fputs(render_compare_json(comparison.value(), inputs).c_str(), stdout);
-  } else {
-    std::fputs(render_compare_text(comparison.value(), inputs).c_str(), stdout);
-  }
+  const std::string text = render_compare_text(comparison.value(), inputs);
+  std::fputs(cmd->json_path == "-" ? render_compare_json(comparison.value(), inputs).c_str()
+                                   : text.c_str(),
+             stdout);
   std::fflush(stdout);
   if (!cmd->json_path.empty() && cmd->json_path != "-" &&
       !write_output_file("compare", "--json", cmd->json_path,
                          render_compare_json(comparison.value(), inputs))) {
+    return kExitCouldNotRun;
+  }
+  if (!cmd->html_path.empty() &&
+      !write_output_file("compare", "--html", cmd->html_path,
+                         render_compare_html(comparison.value(), base, candidate, text))) {
     return kExitCouldNotRun;
   }
   return comparison->any_regressed() ? kExitRegressed : kExitOk;

@@ -21,6 +21,7 @@ struct CompareCommand {
   std::vector<std::string> base;
   std::vector<std::string> candidate;
   std::string json_path;  // empty: none; "-": the JSON on stdout instead of the text
+  std::string html_path;  // empty: none
   bool force = false;     // compare runs that offered different loads
   CompareOptions options;
 };

@@ -55,6 +55,12 @@ class Out {
     comma();
     JsonWriter::append_escaped(out_, s);
   }
+  void strings(std::string_view k, const std::vector<std::string>& values) {
+    key(k);
+    open('[');
+    for (const std::string& v : values) string(v);
+    close(']');
+  }
   template <typename T>
   void numbers(std::string_view k, const std::vector<T>& values) {
     key(k);
@@ -250,10 +256,14 @@ std::vector<double> spectrum_levels() {
 }
 
 void write_spectrum(Out& o, std::string_view name, const Histogram& h,
-                    const std::vector<double>& levels) {
+                    const std::vector<double>& levels, std::string_view side = {}) {
   o.open('{');
   o.key("name");
   o.string(name);
+  if (!side.empty()) {
+    o.key("side");
+    o.string(side);
+  }
   std::vector<double> values;
   for (double p : levels) values.push_back(ms(h.value_at_percentile(p)));
   o.numbers("ms", values);
@@ -338,6 +348,68 @@ std::string render_html_data(const RunResult& r, const std::string& hail_version
   write_series(o, r);
   write_spectra(o, r);
   write_steps(o, r, verdicts);
+  o.close('}');
+  return o.take();
+}
+
+std::string render_compare_html_data(const Comparison& c, std::span<const RunResult> base,
+                                     std::span<const RunResult> candidate, const std::string& text,
+                                     const std::string& hail_version) {
+  const std::vector<double> levels = spectrum_levels();
+  Out o;
+  o.open('{');
+  o.key("kind");
+  o.string("compare");
+  o.key("version");
+  o.string(hail_version);
+  o.key("url");
+  o.string(base.empty() ? "" : base.front().url);
+  o.key("report");
+  o.string(text);
+  o.key("spectrum");
+  o.open('{');
+  o.numbers("percentiles", levels);
+  o.key("curves");
+  o.open('[');
+  for (auto [runs, side] : {std::pair{base, "base"}, std::pair{candidate, "candidate"}}) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (runs[i].latency.count() == 0) continue;
+      const std::string name =
+          std::string(side) + (runs.size() > 1 ? " " + std::to_string(i + 1) : "");
+      write_spectrum(o, name, runs[i].latency, levels, side);
+    }
+  }
+  o.close(']');
+  o.close('}');
+  // The shift plot: each latency percentile's change (in %) with its interval and tolerance.
+  std::vector<double> x, change, low, high, tolerance;
+  std::vector<std::string> names, verdicts;
+  for (const MetricComparison& m : c.metrics) {
+    if (!m.tag.empty() || m.absolute || !m.is_time) continue;
+    double p = 0;
+    if (m.name == "p50") p = 50;
+    if (m.name == "p90") p = 90;
+    if (m.name == "p99") p = 99;
+    if (m.name == "p99.9") p = 99.9;
+    if (p == 0) continue;
+    x.push_back(1 / (1 - p / 100));
+    change.push_back(100 * m.change);
+    low.push_back(100 * m.change_interval.low);
+    high.push_back(100 * m.change_interval.high);
+    tolerance.push_back(100 * m.tolerance);
+    names.push_back(m.name);
+    verdicts.push_back(std::string(verdict_name(m.verdict)));
+  }
+  o.key("shift");
+  o.open('{');
+  o.numbers("x", x);
+  o.numbers("change", change);
+  o.numbers("low", low);
+  o.numbers("high", high);
+  o.numbers("tolerance", tolerance);
+  o.strings("names", names);
+  o.strings("verdicts", verdicts);
+  o.close('}');
   o.close('}');
   return o.take();
 }

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 
+#include "analysis/compare_runs.h"
 #include "stats/run_result.h"
 
 namespace hail {
@@ -18,5 +20,11 @@ inline constexpr size_t kHtmlHeatmapBins = 40;  // latency rows of the heatmap
 // The page's data as a JSON object, safe inside <script type="application/json"> (no "</").
 // Times in seconds since the load started, latencies in milliseconds, rates per second.
 std::string render_html_data(const RunResult& result, const std::string& hail_version);
+
+// `hail compare --html`: every run's spectrum (base and candidate sides) and the change of each
+// latency percentile with its interval and tolerance (the shift plot); `text` is the text table.
+std::string render_compare_html_data(const Comparison& comparison, std::span<const RunResult> base,
+                                     std::span<const RunResult> candidate, const std::string& text,
+                                     const std::string& hail_version);
 
 }  // namespace hail

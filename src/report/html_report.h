@@ -4,12 +4,19 @@
 // Pure; any thread.
 #pragma once
 
+#include <span>
 #include <string>
 
+#include "analysis/compare_runs.h"
 #include "stats/run_result.h"
 
 namespace hail {
 
 std::string render_html_report(const RunResult& result);
+
+// `hail compare --html`: the runs' spectra overlaid and the shift plot (each percentile's change
+// with its interval and tolerance), above the comparison's text table `text`.
+std::string render_compare_html(const Comparison& comparison, std::span<const RunResult> base,
+                                std::span<const RunResult> candidate, const std::string& text);
 
 }  // namespace hail

@@ -43,6 +43,52 @@
       Object.assign({label: label, stroke: color, width: 1.5, scale: scale, spanGaps: false}, extra);
   const ms = (u, v) => v == null ? "-" : v < 1 ? (v * 1000).toFixed(1) + " us" : v.toFixed(2) + " ms";
   const timeAxis = {label: "seconds since start", values: (u, ticks) => ticks.map((t) => t + "")};
+  // Percentile axes (x = 1/(1-p), log): ticks at 0 %, 90 %, 99 % ... 99.999 %.
+  const spectrumAxis = {label: "percentile", splits: () => [1, 10, 100, 1e3, 1e4, 1e5],
+                        values: (u, ticks) => ticks.map((v) => ["0%", "90%", "99%", "99.9%",
+                            "99.99%", "99.999%"][Math.round(Math.log10(v))])};
+  // hail compare: the runs' spectra overlaid, and the shift plot.
+  if (data.kind === "compare") {
+    const sp = data.spectrum;
+    const x = sp.percentiles.map((p) => 1 / (1 - Math.min(p, 99.9999) / 100));
+    const blues = ["#2f6fdf", "#5b8fe8", "#86aef0", "#aecaf6", "#1f4fa8"];
+    const oranges = ["#e07b24", "#ea9a56", "#f2b985", "#f7d2b0", "#b55e12"];
+    let nb = 0;
+    let nc = 0;
+    plot("chart-spectrum", "Percentile spectra: base (blue) and candidate (orange)",
+        "each run's latency under which p of its requests completed",
+        {series: [{label: "percentile", value: (u, v) => v == null ? "-" :
+                      (100 * (1 - 1 / v)).toPrecision(6) + "%"}]
+             .concat(sp.curves.map((c) => line(c.name, c.side === "base" ?
+                 blues[nb++ % blues.length] : oranges[nc++ % oranges.length], "ms",
+                 {value: ms}))),
+         scales: {x: {time: false, distr: 3, range: [1, 1e5]}, ms: {distr: 3}},
+         axes: [spectrumAxis, {label: "ms", scale: "ms"}]},
+        [x].concat(sp.curves.map((c) => c.ms)));
+    const sh = data.shift;
+    if (sh.x.length > 0) {
+      const tol = sh.tolerance;
+      plot("chart-shift", "Change per percentile (candidate vs base)",
+          "the change with its " + "interval (band) and the tolerance (dashed); above 0 is slower",
+          {series: [{label: "percentile", value: (u, v) => v == null ? "-" :
+                        (100 * (1 - 1 / v)).toPrecision(4) + "%"},
+                    line("change %", palette[0], "pct", {points: {show: true, size: 7},
+                         value: (u, v) => v == null ? "-" : v.toFixed(2) + " %"}),
+                    line("interval high", palette[0], "pct", {width: 0.5}),
+                    line("interval low", palette[0], "pct", {width: 0.5}),
+                    line("+tolerance", palette[3], "pct", {dash: [5, 4]}),
+                    line("-tolerance", palette[2], "pct", {dash: [5, 4]})],
+           bands: [{series: [2, 3], fill: "rgba(47,111,223,0.15)"}],
+           scales: {x: {time: false, distr: 3, range: [1, 1e5]}},
+           axes: [spectrumAxis, {label: "change %", scale: "pct"}]},
+          [sh.x, sh.change, sh.high, sh.low, tol, tol.map((v) => -v)]);
+      document.getElementById("chart-shift").dataset.verdicts = sh.verdicts.join(",");
+    }
+    document.body.dataset.charts = String(drawn);
+    document.body.dataset.ready = "1";
+    return;
+  }
+
   const s = data.series;
   const t = s.t;
 
@@ -139,9 +185,7 @@
              .concat(sp.curves.map((c, i) => line(c.name, palette[i % palette.length], "ms",
                  {value: ms}))),
          scales: {x: {time: false, distr: 3, range: [1, 1e5]}, ms: {distr: 3}},
-         axes: [{label: "percentile", splits: () => [1, 10, 100, 1e3, 1e4, 1e5],
-                 values: (u, ticks) => ticks.map((v) => ["0%", "90%", "99%", "99.9%", "99.99%",
-                                                         "99.999%"][Math.round(Math.log10(v))])},
+         axes: [spectrumAxis,
                 {label: "ms", scale: "ms"}]},
         cols);
   }

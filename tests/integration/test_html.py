@@ -1,6 +1,6 @@
 """The HTML report (--html) in a real browser: Debian's headless Chromium opens pages hail wrote
 for a plain run, a ladder with thresholds, a rate run whose server stalls, a saved run reported
-again and a merge. Each page must load with no console error and no request (its
+again, a merge and a comparison. Each page must load with no console error and no request (its
 Content-Security-Policy forbids them; a violation would be logged), draw every chart the run has
 data for, non-empty, and leave a screenshot under the build folder (test-artifacts/)."""
 
@@ -102,6 +102,20 @@ class HtmlReportTest(ServerTestCase):
         r = run_hail(["merge", "--html", merged] + runs)
         self.assertEqual(r.code, 0, describe(r))
         self.check_page(merged, "merge", ["chart-throughput", "chart-latency", "chart-spectrum"])
+
+    def test_compare(self):
+        runs = []
+        for i in range(2):
+            runs.append(os.path.join(self.dir, "cmp%d.json" % i))
+            r = run_hail(["-q", "-c", "2", "-d", "1500ms", "--interval", "100ms", "--json",
+                          runs[-1], self.server.url + "/delay/2"], timeout=60)
+            self.assertEqual(r.code, 0, describe(r))
+        page = os.path.join(self.dir, "compare.html")
+        r = run_hail(["compare", "--html", page] + runs)
+        self.assertIn(r.code, (0, 3), describe(r))
+        charts = self.check_page(page, "compare", ["chart-spectrum", "chart-shift"])
+        self.assertEqual(charts["chart-shift"]["points"], "4")  # p50 p90 p99 p99.9
+        self.assertEqual(len(charts["chart-shift"]["verdicts"].split(",")), 4)
 
     def test_bad_paths(self):
         r = run_hail(["--html", "-", self.server.url + "/"])

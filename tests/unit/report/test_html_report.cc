@@ -125,6 +125,40 @@ TEST(HtmlData, LongRunsAreAggregatedAndKeepTheirSpikes) {
   EXPECT_NEAR(top, 2000.0, 2000.0 / 512);  // the 2 s spike, within the histogram's precision
 }
 
+TEST(HtmlData, CompareSpectraAndShift) {
+  const RunResult base = steady(20, 10, 1'000'000, 99);
+  const RunResult candidate = steady(20, 10, 1'100'000, 99);
+  Comparison c;
+  for (const char* name : {"p50", "p90", "p99", "p99.9", "mean", "rps"}) {
+    MetricComparison m;
+    m.name = name;
+    m.is_time = std::string(name) != "rps";
+    m.change = 0.1;
+    m.change_interval = {0.08, 0.12};
+    m.tolerance = 0.05;
+    m.verdict = Verdict::kRegressed;
+    c.metrics.push_back(m);
+  }
+  const RunResult bases[] = {base};
+  const RunResult candidates[] = {candidate};
+  const json d = json::parse(render_compare_html_data(c, bases, candidates, "table", "1"));
+  EXPECT_EQ(d["kind"], "compare");
+  ASSERT_EQ(d["spectrum"]["curves"].size(), 2u);
+  EXPECT_EQ(d["spectrum"]["curves"][0]["side"], "base");
+  EXPECT_EQ(d["spectrum"]["curves"][1]["side"], "candidate");
+  // Percentiles only, on the spectrum's axis: 1/(1-p).
+  const json& shift = d["shift"];
+  ASSERT_EQ(shift["x"].size(), 4u);
+  EXPECT_DOUBLE_EQ(shift["x"][0].get<double>(), 2);
+  EXPECT_DOUBLE_EQ(shift["x"][3].get<double>(), 1000);
+  EXPECT_DOUBLE_EQ(shift["change"][1].get<double>(), 10);
+  EXPECT_DOUBLE_EQ(shift["low"][1].get<double>(), 8);
+  EXPECT_DOUBLE_EQ(shift["tolerance"][2].get<double>(), 5);
+  EXPECT_EQ(shift["verdicts"][3], "regressed");
+  const std::string page = render_compare_html(c, bases, candidates, "table");
+  EXPECT_NE(page.find("Content-Security-Policy"), std::string::npos);
+}
+
 TEST(HtmlPage, SelfContained) {
   const RunResult r = steady(20, 10, 1'000'000, 3);
   const std::string page = render_html_report(r);
