@@ -9,8 +9,12 @@ namespace hail {
 
 namespace {
 
-bool at_most(SloOp op) { return op == SloOp::kLess || op == SloOp::kLessEqual; }
-bool at_least(SloOp op) { return op == SloOp::kGreater || op == SloOp::kGreaterEqual; }
+bool at_most(SloOp op) {
+  return op == SloOp::kLess || op == SloOp::kLessEqual;
+}
+bool at_least(SloOp op) {
+  return op == SloOp::kGreater || op == SloOp::kGreaterEqual;
+}
 
 const EncodedHistogram* distribution_of(const WindowStats& w, SloMetric metric) {
   switch (metric) {
@@ -25,7 +29,9 @@ const EncodedHistogram* distribution_of(const WindowStats& w, SloMetric metric) 
   }
 }
 
-uint64_t failures(const WindowStats& w) { return w.error_total() + w.status_errors; }
+uint64_t failures(const WindowStats& w) {
+  return w.error_total() + w.status_errors;
+}
 
 // How many of the histogram's values break `value op limit_ns` (op < or <=), counted the way
 // count_above() counts (each slot's reported value), so that the share agrees with the point
@@ -50,7 +56,8 @@ std::optional<ProportionJudgement> proportion_judgement(const SloThreshold& t,
   counts.reserve(windows.size());
   if (t.metric == SloMetric::kErrorRate) {
     if (t.op == SloOp::kLess && !(t.limit > 0)) return std::nullopt;  // never holds: point value
-    for (const WindowStats& w : windows) counts.push_back({w.completed + w.error_total(), failures(w)});
+    for (const WindowStats& w : windows)
+      counts.push_back({w.completed + w.error_total(), failures(w)});
     return judge_proportion(counts, t.limit, options);
   }
   // p(0) is the minimum: an observation, like min (as a share it would be "at most 100% over").
@@ -108,7 +115,8 @@ void fill_stats(std::span<const WindowStats> windows, ProbeJudgementResult& r) {
   r.stats.max_ns = latency.max();
   r.stats.lag_p99_ns = lag.value_at_percentile(99);
   r.stats.service_p99_ns = service.value_at_percentile(99);
-  r.stats.error_rate = outcomes > 0 ? static_cast<double>(failed) / static_cast<double>(outcomes) : 0;
+  r.stats.error_rate =
+      outcomes > 0 ? static_cast<double>(failed) / static_cast<double>(outcomes) : 0;
   const double seconds = static_cast<double>(span_ns) / 1e9;
   r.achieved_per_s = seconds > 0 ? static_cast<double>(completed) / seconds : 0;
   r.outcomes_per_s = seconds > 0 ? static_cast<double>(outcomes) / seconds : 0;
@@ -129,6 +137,31 @@ Status check_searchable(const SloThreshold& t) {
   }
   return ok_status();
 }
+
+namespace {
+
+// With none of n samples beyond the limit, the interval's upper end is 1 - (alpha/2)^(1/n)
+// (Clopper-Pearson): a tail threshold such as p(99) needs a minimum n before any probe can pass
+// it, however fast the server. Says how many, so that the user lengthens --probe (or the rate).
+std::string too_few_samples(const SloThreshold& t, std::span<const WindowStats> windows,
+                            uint64_t samples, const JudgeOptions& options) {
+  double allowed = 0;
+  if (t.metric == SloMetric::kErrorRate) {
+    allowed = t.limit;
+  } else if (t.stat == SloStat::kPercentile) {
+    allowed = 1.0 - t.percentile / 100.0;
+  }
+  if (!(allowed > 0 && allowed < 1) || windows.empty()) return {};
+  const double alpha = 1.0 - options.confidence;
+  const double needed = std::ceil(std::log(alpha / 2) / std::log(1.0 - allowed));
+  if (static_cast<double>(samples) >= needed) return {};
+  return string_printf(
+      "; %llu requests cannot show it at this confidence, %.0f can: lengthen "
+      "--probe or start higher (--from)",
+      static_cast<unsigned long long>(samples), needed);
+}
+
+}  // namespace
 
 ProbeJudgementResult judge_probe(const std::vector<SloThreshold>& thresholds,
                                  std::span<const WindowStats> windows,
@@ -166,6 +199,7 @@ ProbeJudgementResult judge_probe(const std::vector<SloThreshold>& thresholds,
         why += string_printf(" (%.3g%% over the limit, %.3g%%..%.3g%% at %.0f%% confidence)",
                              p->fraction * 100, p->interval.low * 100, p->interval.high * 100,
                              options.confidence * 100);
+        if (p->above == 0) why += too_few_samples(t, windows, p->total, options);
       }
     } else if (auto m = rate_judgement(t, windows, options)) {
       j = m->judgement;

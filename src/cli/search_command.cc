@@ -13,10 +13,12 @@
 #include "cli/flag_values.h"
 #include "cli/native_flags.h"
 #include "cli/native_table.h"
+#include "cli/result_commands.h"
 #include "cli/run_command.h"
 #include "core/numbers.h"
 #include "core/strings.h"
 #include "core/units.h"
+#include "report/html_report.h"
 #include "report/search_report.h"
 
 #ifndef HAIL_VERSION_STRING
@@ -115,11 +117,19 @@ Status set_json(SearchState& s, const ParsedFlag& f) {
   return ok_status();
 }
 
+Status set_html(SearchState& s, const ParsedFlag& f) {
+  if (f.value.empty()) return make_error("--html needs a file name");
+  if (f.value == "-") return make_error("--html writes a file, not stdout: name one");
+  s.cmd.html_path = f.value;
+  return ok_status();
+}
+
 // In the order of the usage text.
 constexpr SearchFlag kSearchFlags[] = {
     {"", "by", "rate|connections", set_by,
      "search the open-loop rate (default), or the number of connections of a\nclosed loop "
-     "(also: a bare --connections)", "Search:", nullptr, "rate connections"},
+     "(also: a bare --connections)",
+     "Search:", nullptr, "rate connections"},
     {"", "from", "N", set_from,
      "the first level probed (default: half of a short closed-loop estimate\nof the maximum; "
      "with --by connections, --min)"},
@@ -139,16 +149,18 @@ constexpr SearchFlag kSearchFlags[] = {
      "the whole search, settles included, at most T (default 5m)"},
     {"", "json", "FILE|-", set_json,
      "write the search as JSON to FILE (\"-\": to stdout instead of the text)"},
+    {"", "html", "FILE", set_html,
+     "a self-contained HTML page: throughput and latency at each level probed"},
 };
 
 constexpr UsageLayout kLayout{SyntaxStyle::kNative, 2, 24, 2};
 
 // Run flags that the search sets itself, or that mean nothing per probe.
-constexpr const char* kRefused[] = {"-n",     "--requests", "-d",        "--duration",
-                                    "-R",     "--rate",     "--stages",  "--ladder",
-                                    "--step-duration",      "--repeat",  "--warmup",
-                                    "--slo-abort",          "--junit",   "--hlog",
-                                    "--timeseries",         "--interval"};
+constexpr const char* kRefused[] = {
+    "-n",        "--requests",  "-d",       "--duration",      "-R",
+    "--rate",    "--stages",    "--ladder", "--step-duration", "--repeat",
+    "--warmup",  "--slo-abort", "--junit",  "--hlog",          "--timeseries",
+    "--interval"};
 
 bool refused(const std::string& arg, std::string* flag) {
   for (const char* r : kRefused) {
@@ -191,8 +203,9 @@ Result<std::vector<std::string>> take_search_flags(SearchState& s,
     }
     std::string flag;
     if (refused(a, &flag)) {
-      return make_error(flag + " is not a hail search flag: the search sets the load and the "
-                               "probes' lengths itself (--from, --probe, --budget, ...)");
+      return make_error(flag +
+                        " is not a hail search flag: the search sets the load and the "
+                        "probes' lengths itself (--from, --probe, --budget, ...)");
     }
     // A bare --connections picks the closed-loop search; with a number it is -c.
     if (a == "--connections" &&
@@ -299,7 +312,8 @@ Result<SearchCommand> parse_search_flags(const std::vector<std::string>& args) {
   for (const std::string& text : native->verdict.slo) {
     auto t = parse_slo(text);
     if (!t) return make_error("--slo " + t.error().message);
-    if (Status st = check_searchable(t.value()); !st) return make_error("--slo " + st.error().message);
+    if (Status st = check_searchable(t.value()); !st)
+      return make_error("--slo " + st.error().message);
     s.cmd.plan.thresholds.push_back(t.value());
   }
   if (!native->json_path.empty()) {
@@ -379,6 +393,10 @@ int run_search_command(const std::vector<std::string>& args) {
                    quote(cmd->json_path).c_str());
       return kExitCouldNotRun;
     }
+  }
+  if (!cmd->html_path.empty() && !write_output_file("search", "--html", cmd->html_path,
+                                                    render_search_html(context, result->verdict))) {
+    return kExitCouldNotRun;
   }
   if (result->verdict.limited_by == SearchLimit::kHail) return kExitGeneratorLimited;
   return search_exit_code(result->verdict);

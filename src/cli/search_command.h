@@ -17,6 +17,7 @@ struct SearchCommand {
   SearchPlan plan;
   std::vector<std::string> slo;  // as written
   std::string json_path;         // empty: none; "-": the JSON on stdout instead of the text
+  std::string html_path;         // empty: none
   bool quiet = false;
   bool show_help = false;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <vector>
 
 #include "analysis/run_verdicts.h"
@@ -409,6 +410,60 @@ std::string render_compare_html_data(const Comparison& c, std::span<const RunRes
   o.numbers("tolerance", tolerance);
   o.strings("names", names);
   o.strings("verdicts", verdicts);
+  o.close('}');
+  o.close('}');
+  return o.take();
+}
+
+std::string render_search_html_data(const SearchVerdict& verdict, const std::string& url,
+                                    const std::string& unit, const std::string& text,
+                                    const std::string& hail_version) {
+  // The probes by level (an extended or repeated look replaces the earlier one at its level).
+  std::map<double, const ProbeRecord*> by_level;
+  for (const ProbeRecord& p : verdict.probes) {
+    if (p.probe.kind == ProbeKind::kEstimate) continue;
+    by_level[p.probe.target] = &p;
+  }
+  std::vector<double> target, achieved, p50, p99, p999;
+  std::vector<std::string> decided;
+  for (const auto& [level, p] : by_level) {
+    target.push_back(level);
+    achieved.push_back(p->outcome.achieved);
+    p50.push_back(ms(p->outcome.stats.p50_ns));
+    p99.push_back(ms(p->outcome.stats.p99_ns));
+    p999.push_back(ms(p->outcome.stats.p999_ns));
+    decided.push_back(probe_verdict_name(p->decided));
+  }
+  Out o;
+  o.open('{');
+  o.key("kind");
+  o.string("search");
+  o.key("version");
+  o.string(hail_version);
+  o.key("url");
+  o.string(url);
+  o.key("report");
+  o.string(text);
+  o.key("search");
+  o.open('{');
+  o.key("unit");
+  o.string(unit);
+  o.numbers("target", target);
+  o.numbers("achieved", achieved);
+  o.numbers("p50", p50);
+  o.numbers("p99", p99);
+  o.numbers("p999", p999);
+  o.strings("verdicts", decided);
+  o.key("found");
+  o.boolean(verdict.found);
+  o.key("max_passing");
+  o.number(verdict.max_passing);
+  o.key("lower");
+  o.number(verdict.lower);
+  o.key("upper");
+  o.number(verdict.upper);
+  o.key("limited_by");
+  o.string(search_limit_name(verdict.limited_by));
   o.close('}');
   o.close('}');
   return o.take();

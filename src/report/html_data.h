@@ -10,6 +10,7 @@
 #include <string>
 
 #include "analysis/compare_runs.h"
+#include "analysis/search_controller.h"
 #include "stats/run_result.h"
 
 namespace hail {
@@ -26,5 +27,12 @@ std::string render_html_data(const RunResult& result, const std::string& hail_ve
 std::string render_compare_html_data(const Comparison& comparison, std::span<const RunResult> base,
                                      std::span<const RunResult> candidate, const std::string& text,
                                      const std::string& hail_version);
+
+// `hail search --html`: every measured probe (target, achieved, p50/p99/p99.9, verdict) for the
+// knee chart, and the answer (highest passing level, bracket, what limited it); `text` is the
+// search's text report. `unit`: "req/s" or "connections".
+std::string render_search_html_data(const SearchVerdict& verdict, const std::string& url,
+                                    const std::string& unit, const std::string& text,
+                                    const std::string& hail_version);
 
 }  // namespace hail

@@ -69,4 +69,16 @@ std::string render_compare_html(const Comparison& comparison, std::span<const Ru
       title, render_compare_html_data(comparison, base, candidate, text, HAIL_VERSION_STRING));
 }
 
+std::string render_search_html(const SearchContext& context, const SearchVerdict& verdict) {
+  std::string text = render_search_header(context);
+  for (size_t i = 0; i < verdict.probes.size(); ++i) {
+    text += render_search_row(context, verdict.probes[i], i + 1);
+  }
+  text += render_search_verdict(context, verdict);
+  return html_page("search: " + context.url,
+                   render_search_html_data(verdict, context.url,
+                                           context.by_connections ? "connections" : "req/s", text,
+                                           HAIL_VERSION_STRING));
+}
+
 }  // namespace hail

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analysis/compare_runs.h"
+#include "report/search_report.h"
 #include "stats/run_result.h"
 
 namespace hail {
@@ -18,5 +19,9 @@ std::string render_html_report(const RunResult& result);
 // with its interval and tolerance), above the comparison's text table `text`.
 std::string render_compare_html(const Comparison& comparison, std::span<const RunResult> base,
                                 std::span<const RunResult> candidate, const std::string& text);
+
+// `hail search --html`: the knee of the probes (achieved and latency against each level, pass and
+// fail marks) and the answer, above the search's text report.
+std::string render_search_html(const SearchContext& context, const SearchVerdict& verdict);
 
 }  // namespace hail

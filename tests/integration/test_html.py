@@ -1,6 +1,6 @@
 """The HTML report (--html) in a real browser: Debian's headless Chromium opens pages hail wrote
 for a plain run, a ladder with thresholds, a rate run whose server stalls, a saved run reported
-again, a merge and a comparison. Each page must load with no console error and no request (its
+again, a merge, a comparison and a capacity search. Each page must load with no console error and no request (its
 Content-Security-Policy forbids them; a violation would be logged), draw every chart the run has
 data for, non-empty, and leave a screenshot under the build folder (test-artifacts/)."""
 
@@ -116,6 +116,17 @@ class HtmlReportTest(ServerTestCase):
         charts = self.check_page(page, "compare", ["chart-spectrum", "chart-shift"])
         self.assertEqual(charts["chart-shift"]["points"], "4")  # p50 p90 p99 p99.9
         self.assertEqual(len(charts["chart-shift"]["verdicts"].split(",")), 4)
+
+    def test_search(self):
+        # A capped search (every level passes up to --max): the page shows each level probed.
+        page = os.path.join(self.dir, "search.html")
+        r = run_hail(["search", "--slo", "p(99)<500ms", "--from", "400", "--max", "1200",
+                      "--probe", "1s", "--settle", "100ms", "--confirm", "1s", "--budget",
+                      "15s", "--html", page, self.server.url + "/delay/1"], timeout=60)
+        self.assertIn(r.code, (0, 98), describe(r))
+        charts = self.check_page(page, "search", ["chart-search"])
+        self.assertGreaterEqual(int(charts["chart-search"]["points"]), 2)
+        self.assertIn("pass", charts["chart-search"]["verdicts"])
 
     def test_bad_paths(self):
         r = run_hail(["--html", "-", self.server.url + "/"])

@@ -65,6 +65,18 @@ TEST(ProbeVerdict, PercentileNearTheLimitIsInconclusiveAndSaysWhy) {
   EXPECT_EQ(judge("p(99)<10ms", windows(10, 980, 20)).judgement, Judgement::kFail);
 }
 
+// A p99 threshold far above every value, on 50 requests: none beyond the limit, yet 50 cannot show
+// that fewer than 1 % are (Clopper-Pearson's upper end is 7.1 %); 368 can. The reason says so.
+TEST(ProbeVerdict, TooFewRequestsForATailThresholdSaysHowMany) {
+  const ProbeJudgementResult few = judge("p(99)<500ms", windows(5, 10));
+  EXPECT_EQ(few.judgement, Judgement::kInconclusive);
+  EXPECT_NE(few.reason.find("50 requests cannot show it at this confidence, 368 can"),
+            std::string::npos)
+      << few.reason;
+  const ProbeJudgementResult enough = judge("p(99)<500ms", windows(5, 80));
+  EXPECT_EQ(enough.judgement, Judgement::kPass) << enough.reason;
+}
+
 TEST(ProbeVerdict, ConfidenceComesFromTheOptions) {
   JudgeOptions loose;
   loose.confidence = 0.5;
