@@ -4,16 +4,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/ascii.h"
+
 namespace hail {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
 
 // Whitespace-separated words of one line.
 std::vector<std::string_view> words(std::string_view line) {
@@ -69,7 +64,7 @@ std::optional<ProcPidStat> parse_proc_pid_stat(std::string_view text) {
     return std::nullopt;
   }
   ProcPidStat s;
-  if (!number(trim(text.substr(0, open)), &s.pid)) return std::nullopt;
+  if (!number(ascii::trim_ows(text.substr(0, open)), &s.pid)) return std::nullopt;
   s.comm = std::string(text.substr(open + 1, close - open - 1));
   const size_t nl = text.find('\n', close);
   const std::vector<std::string_view> f = words(text.substr(close + 1, nl - close - 1));
@@ -165,7 +160,7 @@ std::optional<NetCounters> parse_net_dev(std::string_view text, bool include_loo
       return true;
     }
     if (colon == std::string_view::npos) return true;
-    const std::string_view name = trim(line.substr(0, colon));
+    const std::string_view name = ascii::trim_ows(line.substr(0, colon));
     const std::vector<std::string_view> w = words(line.substr(colon + 1));
     uint64_t v[10] = {};
     if (w.size() < 10) {
