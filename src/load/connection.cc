@@ -13,6 +13,7 @@
 #include "load/measurement_sink.h"
 #include "load/request_source.h"
 #include "net/address.h"
+#include "net/lingering_close.h"
 
 namespace hail {
 
@@ -427,7 +428,10 @@ void Connection::send_goaway() {
   // HTTP/1's pending output would be requests already failed: never sent.
   if (session_ != sessions_[1].get()) return;
   const std::string_view out = session_->pending_output();
-  if (!out.empty()) transport_->write(out.data(), out.size());  // best effort, once
+  if (out.empty()) return;
+  // Best effort, once. The server is probably still sending (a field too large, a flood): a
+  // plain close would answer its data with RST, which can overtake the GOAWAY.
+  if (transport_->write(out.data(), out.size()).status == IoStatus::kOk) linger_ = true;
 }
 
 void Connection::after_responses(uint64_t now_ns) {
@@ -533,10 +537,16 @@ void Connection::close_fd() {
   }
   if (fd_ >= 0) {
     transport_->detach();
-    // close() drops the epoll registration; forget() drops events of this batch still queued.
-    env_->loop->forget(this);
-    ::close(fd_);
+    if (linger_ && env_->lingering != nullptr) [[unlikely]] {
+      env_->loop->remove(fd_, this);  // the fd stays open a while, no longer ours
+      env_->lingering->adopt(fd_, env_->loop->now_ns());
+    } else {
+      // close() drops the epoll registration; forget() drops events of this batch still queued.
+      env_->loop->forget(this);
+      ::close(fd_);
+    }
     fd_ = -1;
+    linger_ = false;
   }
 }
 

@@ -24,6 +24,7 @@
 namespace hail {
 
 class Connection;
+class LingeringClose;
 class MeasurementSink;
 class RequestSource;
 struct SocketAddress;
@@ -61,6 +62,7 @@ struct ConnectionEnv {
   // send that request once more on a new connection (RFC 9112 §9.3.1), instead of a read error.
   bool retry_idempotent = true;
   char* read_buffer = nullptr;
+  LingeringClose* lingering = nullptr;  // closes sockets whose last frames must not be lost
   // A script's response(): the header views of the call, and the error (or "" for a stop) that
   // ends the run once the response is counted. Shared scratch: one response at a time.
   std::vector<ScriptResponseHeader>* script_headers = nullptr;
@@ -123,8 +125,8 @@ class Connection final : public IoHandler, private SessionListener {
     uint64_t send_ns = 0;
     const RequestTemplate* request = nullptr;  // what was sent (valid until the outcome)
     bool busy = false;
-    bool reused = false;   // sent on a connection that had carried a request before
-    bool retried = false;  // this is the request's second send
+    bool reused = false;    // sent on a connection that had carried a request before
+    bool retried = false;   // this is the request's second send
     uint16_t tag = 0xFFFF;  // RequestSource::kNoTag: not counted per tag
     // When the request began as ab counts it (the connect of a fresh connection, else the send),
     // that connect's duration, the first response byte.
@@ -153,7 +155,7 @@ class Connection final : public IoHandler, private SessionListener {
   void after_responses(uint64_t now_ns);
   void fail_all(ErrorClass error, const char* reason);
   // HTTP/2 after a connection error: the GOAWAY naming it goes out before the close (RFC 9113
-  // §5.4.1), if the socket takes it at once.
+  // §5.4.1), if the socket takes it at once; the close then lingers so that it is not lost.
   void send_goaway();
   // The connection closed under its requests: those the server cannot have seen (no response
   // byte, a reused connection, an idempotent method, not sent twice already) wait to be sent again
@@ -199,6 +201,7 @@ class Connection final : public IoHandler, private SessionListener {
   bool thinking_ = false;             // the next request waits for the timer (Next::kPauseUntil)
   bool opened_ = false;               // counted in the sink's open connections
   bool answered_ = false;             // a response completed since this connection opened
+  bool linger_ = false;               // a GOAWAY went out: the close lingers (LingeringClose)
   bool fresh_ = false;                // no request sent yet since the connect
   bool stop_after_response_ = false;  // response() failed or called wrk.thread:stop()
   bool sink_captures_ = false;        // a collector wants this connection's next response

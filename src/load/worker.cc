@@ -50,6 +50,7 @@ Worker::Worker(WorkerSetup setup)
 
 Worker::~Worker() {
   for (auto& c : connections_) c.shutdown();
+  lingering_.reset();
   pacer_.reset();
   if (loop_) {
     loop_->cancel(end_timer_);
@@ -69,7 +70,9 @@ Status Worker::init() {
     if (!tls) return tls.error();
     tls_.back() = std::move(tls.value());
   }
+  lingering_ = std::make_unique<LingeringClose>(loop_.get());
   env_.loop = loop_.get();
+  env_.lingering = lingering_.get();
   env_.host = this;
   env_.finished = &finished_;
   env_.deferred_sends = &deferred_sends_;

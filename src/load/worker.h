@@ -18,6 +18,7 @@
 #include "load/run_plan.h"
 #include "load/targets.h"
 #include "net/event_loop.h"
+#include "net/lingering_close.h"
 #include "net/tls.h"
 
 namespace hail {
@@ -55,8 +56,8 @@ struct WorkerSummary {
   // A run bounded only by its request count stopped because the server was gone: every
   // connection attempt failed for longer than the request timeout with no connection open.
   bool server_gone = false;
-  uint64_t backlog = 0;          // planned requests still waiting for a connection
-  std::string script_error;      // why a script stopped the run ("" if it did not)
+  uint64_t backlog = 0;      // planned requests still waiting for a connection
+  std::string script_error;  // why a script stopped the run ("" if it did not)
 };
 
 class Worker final : private PacerHost, private ConnectionHost {
@@ -115,6 +116,7 @@ class Worker final : private PacerHost, private ConnectionHost {
   const WorkerShare& share_;
   SessionFactory sessions_;
   std::unique_ptr<EventLoop> loop_;
+  std::unique_ptr<LingeringClose> lingering_;           // after loop_: goes first
   std::vector<std::unique_ptr<TlsClientContext>> tls_;  // per target group (null: cleartext)
   std::unique_ptr<char[]> read_buffer_;
   std::unique_ptr<MeasurementSink> sink_;
