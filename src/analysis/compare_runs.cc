@@ -88,6 +88,20 @@ uint64_t request_errors_of(const std::array<uint64_t, kErrorClassCount>& errors)
   return n;
 }
 
+const TagWindow* find_tag_window(const WindowStats& w, const std::string& name) {
+  for (const TagWindow& t : w.tags) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+// Whether any measured window of `run` has a share of tag `name`.
+bool windows_have_tag(const RunResult& run, const std::string& name) {
+  return std::any_of(run.intervals.begin(), run.intervals.end(), [&](const WindowStats& w) {
+    return !w.warmup && find_tag_window(w, name) != nullptr;
+  });
+}
+
 SparseHistogram sparse(const EncodedHistogram& encoded, Histogram& scratch) {
   SparseHistogram out;
   if (encoded.count() == 0) return out;
@@ -101,8 +115,12 @@ SparseHistogram sparse(const EncodedHistogram& encoded, Histogram& scratch) {
   return out;
 }
 
+// The measured windows of a run, or (tag not empty) that tag's share of each of them: a window in
+// which the tag had no outcome is an empty window of the same duration, so that blocks of
+// consecutive windows stay blocks of the same time.
 Result<std::vector<PreparedWindow>> prepare_windows(const RunResult& run, const char* side,
-                                                    size_t min_windows) {
+                                                    size_t min_windows,
+                                                    const std::string& tag = std::string()) {
   std::vector<PreparedWindow> out;
   Histogram scratch;
   for (const WindowStats& w : run.intervals) {
@@ -114,13 +132,20 @@ Result<std::vector<PreparedWindow>> prepare_windows(const RunResult& run, const 
       }
     }
     PreparedWindow p;
-    p.latency = sparse(w.latency, scratch);
-    p.service = sparse(w.service, scratch);
-    p.lag = sparse(w.lag, scratch);
-    p.completed = w.completed;
-    p.request_errors = request_errors_of(w.errors);
-    p.failed = w.status_errors + p.request_errors;
     p.duration_ns = w.duration_ns();
+    if (tag.empty()) {
+      p.latency = sparse(w.latency, scratch);
+      p.service = sparse(w.service, scratch);
+      p.lag = sparse(w.lag, scratch);
+      p.completed = w.completed;
+      p.request_errors = request_errors_of(w.errors);
+      p.failed = w.status_errors + p.request_errors;
+    } else if (const TagWindow* t = find_tag_window(w, tag)) {
+      p.latency = sparse(t->latency, scratch);
+      p.completed = t->completed;
+      p.request_errors = request_errors_of(t->errors);
+      p.failed = t->status_errors + p.request_errors;
+    }
     out.push_back(std::move(p));
   }
   if (out.size() < min_windows) {
@@ -382,6 +407,69 @@ std::vector<std::string> run_health_notes(const RunResult& run, const std::strin
   return notes;
 }
 
+namespace {
+
+// The block bootstrap of `defs` over two runs' prepared windows: one line per metric, appended to
+// out.metrics with `tag`; names of the metrics too extreme to judge are appended to `extremes`.
+void bootstrap_metrics(const std::vector<PreparedWindow>& base_windows,
+                       const std::vector<PreparedWindow>& cand_windows,
+                       std::span<const MetricDef> defs, const CompareOptions& options,
+                       const std::string& tag, Comparison& out, std::string& extremes) {
+  WindowStatistic base_stat(base_windows, defs);
+  WindowStatistic cand_stat(cand_windows, defs);
+  std::vector<size_t> picks;
+  std::vector<double> base_point, cand_point, b, c;
+  std::vector<double> fewest_tail(defs.size(), kInfinity);
+  for (size_t side = 0; side < 2; ++side) {
+    const size_t n = side == 0 ? base_windows.size() : cand_windows.size();
+    picks.resize(n);
+    for (size_t i = 0; i < n; ++i) picks[i] = i;
+    WindowStatistic& stat = side == 0 ? base_stat : cand_stat;
+    stat.compute(picks, side == 0 ? base_point : cand_point);
+    for (size_t m = 0; m < defs.size(); ++m) {
+      fewest_tail[m] = std::min(fewest_tail[m], stat.tail_requests(m));
+    }
+  }
+  // Paired resamples: each round resamples both runs (independently) and records both statistics
+  // and their change, so the change's interval comes from the same rounds as the sides'. Every
+  // line (the run's, each tag's) starts from the seed: each is reproducible on its own.
+  SeededRng rng(options.seed);
+  std::vector<std::vector<double>> base_draws(defs.size()), cand_draws(defs.size()),
+      change_draws(defs.size());
+  for (size_t r = 0; r < out.resamples; ++r) {
+    block_resample(base_windows.size(), out.block_windows, rng, picks);
+    base_stat.compute(picks, b);
+    block_resample(cand_windows.size(), out.block_windows, rng, picks);
+    cand_stat.compute(picks, c);
+    for (size_t m = 0; m < defs.size(); ++m) {
+      base_draws[m].push_back(b[m]);
+      cand_draws[m].push_back(c[m]);
+      change_draws[m].push_back(change_of(defs[m], b[m], c[m]));
+    }
+  }
+  for (size_t m = 0; m < defs.size(); ++m) {
+    MetricComparison mc = start_metric(defs[m], options);
+    mc.tag = tag;
+    mc.base = base_point[m];
+    mc.candidate = cand_point[m];
+    mc.change = change_of(defs[m], mc.base, mc.candidate);
+    mc.base_interval = percentile_interval(base_draws[m], options.confidence);
+    mc.candidate_interval = percentile_interval(cand_draws[m], options.confidence);
+    mc.change_interval = percentile_interval(change_draws[m], options.confidence);
+    mc.verdict = interval_verdict(mc.change_interval, mc.tolerance, mc.lower_is_better);
+    // The bootstrap cannot judge extremes: a resample's maximum never exceeds the run's, so the
+    // interval of a statistic that only a few requests stand behind is too narrow on one side.
+    if (fewest_tail[m] < kMinTailRequests) {
+      mc.verdict = Verdict::kInconclusive;
+      const std::string name = tag.empty() ? mc.name : tag + " " + mc.name;
+      extremes += (extremes.empty() ? "" : ", ") + name;
+    }
+    out.metrics.push_back(std::move(mc));
+  }
+}
+
+}  // namespace
+
 Result<Comparison> compare_single(const RunResult& base, const RunResult& candidate,
                                   const CompareOptions& options) {
   auto base_windows = prepare_windows(base, "base", options.min_windows);
@@ -405,54 +493,26 @@ Result<Comparison> compare_single(const RunResult& base, const RunResult& candid
   out.confidence = options.confidence;
   out.alpha = options.alpha;
 
-  WindowStatistic base_stat(base_windows.value(), defs);
-  WindowStatistic cand_stat(cand_windows.value(), defs);
-  std::vector<size_t> picks;
-  std::vector<double> base_point, cand_point, b, c;
-  std::vector<double> fewest_tail(defs.size(), kInfinity);
-  for (size_t side = 0; side < 2; ++side) {
-    const size_t n = side == 0 ? out.base_windows : out.candidate_windows;
-    picks.resize(n);
-    for (size_t i = 0; i < n; ++i) picks[i] = i;
-    WindowStatistic& stat = side == 0 ? base_stat : cand_stat;
-    stat.compute(picks, side == 0 ? base_point : cand_point);
-    for (size_t m = 0; m < defs.size(); ++m) {
-      fewest_tail[m] = std::min(fewest_tail[m], stat.tail_requests(m));
-    }
-  }
-  // Paired resamples: each round resamples both runs (independently) and records both statistics
-  // and their change, so the change's interval comes from the same rounds as the sides'.
-  SeededRng rng(options.seed);
-  std::vector<std::vector<double>> base_draws(defs.size()), cand_draws(defs.size()),
-      change_draws(defs.size());
-  for (size_t r = 0; r < out.resamples; ++r) {
-    block_resample(out.base_windows, out.block_windows, rng, picks);
-    base_stat.compute(picks, b);
-    block_resample(out.candidate_windows, out.block_windows, rng, picks);
-    cand_stat.compute(picks, c);
-    for (size_t m = 0; m < defs.size(); ++m) {
-      base_draws[m].push_back(b[m]);
-      cand_draws[m].push_back(c[m]);
-      change_draws[m].push_back(change_of(defs[m], b[m], c[m]));
-    }
-  }
   std::string extremes;
-  for (size_t m = 0; m < defs.size(); ++m) {
-    MetricComparison mc = start_metric(defs[m], options);
-    mc.base = base_point[m];
-    mc.candidate = cand_point[m];
-    mc.change = change_of(defs[m], mc.base, mc.candidate);
-    mc.base_interval = percentile_interval(base_draws[m], options.confidence);
-    mc.candidate_interval = percentile_interval(cand_draws[m], options.confidence);
-    mc.change_interval = percentile_interval(change_draws[m], options.confidence);
-    mc.verdict = interval_verdict(mc.change_interval, mc.tolerance, mc.lower_is_better);
-    // The bootstrap cannot judge extremes: a resample's maximum never exceeds the run's, so the
-    // interval of a statistic that only a few requests stand behind is too narrow on one side.
-    if (fewest_tail[m] < kMinTailRequests) {
-      mc.verdict = Verdict::kInconclusive;
-      extremes += (extremes.empty() ? "" : ", ") + mc.name;
+  bootstrap_metrics(base_windows.value(), cand_windows.value(), defs, options, "", out, extremes);
+
+  // Tags (--urls lines, hail.tag) of both runs, from their shares of the same windows: latency,
+  // rate and errors of each (service time and lag are the run's).
+  std::vector<MetricDef> tag_defs;
+  for (const MetricDef& d : defs) {
+    if (d.source != MetricSource::kService && d.source != MetricSource::kLag) tag_defs.push_back(d);
+  }
+  std::string unwindowed;
+  for (const TagResult& t : base.tags) {
+    if (find_tag(candidate, t.name) == nullptr) continue;
+    if (!windows_have_tag(base, t.name) || !windows_have_tag(candidate, t.name)) {
+      unwindowed += (unwindowed.empty() ? "" : ", ") + t.name;
+      continue;
     }
-    out.metrics.push_back(std::move(mc));
+    auto bt = prepare_windows(base, "base", 0, t.name);
+    auto ct = prepare_windows(candidate, "candidate", 0, t.name);
+    if (!bt || !ct) continue;  // the layouts were checked with the run's windows
+    bootstrap_metrics(bt.value(), ct.value(), tag_defs, options, t.name, out, extremes);
   }
   if (!extremes.empty()) {
     out.notes.push_back(
@@ -460,10 +520,10 @@ Result<Comparison> compare_single(const RunResult& base, const RunResult& candid
         " requests at or beyond the statistic in a run; a bootstrap cannot judge "
         "extremes, so they are inconclusive (compare repeated runs, or longer ones)");
   }
-  if (!base.tags.empty() && !candidate.tags.empty()) {
-    out.notes.push_back(
-        "per-tag lines need repeated runs (--base/--candidate): tags keep no per-window "
-        "histograms");
+  if (!unwindowed.empty()) {
+    out.notes.push_back("no per-tag lines for " + unwindowed +
+                        ": a run's windows keep no share of them (a result saved by an older "
+                        "hail); compare repeated runs (--base/--candidate) for them");
   }
   return out;
 }

@@ -7,6 +7,7 @@ MeasurementSink::MeasurementSink(SinkSettings settings)
       windows_(settings_.windows),
       coalescer_(settings_.coalesce_wakeups) {
   for (const std::string& name : settings_.tag_names) tags_.intern(name);
+  windows_.intervals().set_tags(&tags_);
 }
 
 void MeasurementSink::start(EventLoop& loop, uint64_t now_ns) {
@@ -26,7 +27,7 @@ void MeasurementSink::on_failure(const Outcome& o) {
     if (o.reason != nullptr && *o.reason != '\0') recorder_.on_error_reason(o.error, o.reason);
     tags_.on_error(o.tag, o.error);
   }
-  windows_.on_error(o.counted, o.error);
+  windows_.on_error(o.counted, o.error, o.tag);
 }
 
 void MeasurementSink::feed_collectors(const Outcome& o) {

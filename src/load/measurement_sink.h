@@ -112,7 +112,7 @@ class MeasurementSink {
       }
       coalescer_.on_response(o.service_ns());
       windows_.on_complete(o.counted, o.status, o.latency_ns(), o.service_ns(),
-                           o.sent_ns - o.planned_ns);
+                           o.sent_ns - o.planned_ns, o.tag);
     } else {
       on_failure(o);
     }

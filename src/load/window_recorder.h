@@ -40,17 +40,18 @@ class WindowRecorder {
   // In a warm-up interval only warm-up requests count, in a measured one only measured requests
   // (so the measured windows add up to the summary exactly). service_ns and lag_ns are kept in
   // open-loop runs only (WindowSettings::open_loop).
+  // `tag` counts in the intervals' per-tag shares (WindowSeries::set_tags).
   void on_complete(bool counted, int status, uint64_t latency_ns, uint64_t service_ns,
-                   uint64_t lag_ns) {
+                   uint64_t lag_ns, uint16_t tag = WindowSeries::kNoTag) {
     if (counted && interval_warmup_ && intervals_.active()) roll_to_measured();
     if (intervals_.active() && counted != interval_warmup_) {
-      intervals_.on_complete(status, latency_ns, service_ns, lag_ns);
+      intervals_.on_complete(status, latency_ns, service_ns, lag_ns, tag);
     }
     if (counted && steps_.active()) steps_.on_complete(status, latency_ns, service_ns, lag_ns);
   }
-  void on_error(bool counted, ErrorClass error) {
+  void on_error(bool counted, ErrorClass error, uint16_t tag = WindowSeries::kNoTag) {
     if (counted && interval_warmup_ && intervals_.active()) roll_to_measured();
-    if (intervals_.active() && counted != interval_warmup_) intervals_.on_error(error);
+    if (intervals_.active() && counted != interval_warmup_) intervals_.on_error(error, tag);
     if (counted && steps_.active()) steps_.on_error(error);
   }
 

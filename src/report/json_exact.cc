@@ -92,6 +92,21 @@ void write_window(JsonWriter& j, const WindowStats& w, Histogram& scratch) {
     if (e.count() > 0) write_histogram(j, k.key, e, scratch);
   }
   j.end_object();
+  if (!w.tags.empty()) {
+    j.begin_array("tags");
+    for (const TagWindow& t : w.tags) {
+      j.begin_object();
+      j.value("name", t.name);
+      j.value("completed", t.completed);
+      j.value("status_errors", t.status_errors);
+      write_class_counts(j, "errors", t.errors);
+      j.begin_object("histograms");
+      if (t.latency.count() > 0) write_histogram(j, "latency", t.latency, scratch);
+      j.end_object();
+      j.end_object();
+    }
+    j.end_array();
+  }
   j.end_object();
 }
 

@@ -204,6 +204,14 @@ const char* read_target_unit(const JsonNode& node) {
   node.fail("unknown target unit " + quote(node.string()));
 }
 
+// A window's or a tag's "completed" is its latency histogram's count, exactly.
+void check_latency_count(const JsonNode& node, uint64_t histogram_count, uint64_t completed) {
+  if (histogram_count == completed) return;
+  node.at("completed")
+      .fail("disagrees with the latency histogram's count (" + std::to_string(histogram_count) +
+            ")");
+}
+
 WindowStats read_window(const JsonNode& node, HistogramReader& histograms) {
   WindowStats w;
   w.start_ns = node.u64("start_ns");
@@ -222,10 +230,21 @@ WindowStats read_window(const JsonNode& node, HistogramReader& histograms) {
   for (const WindowHistogramKey& k : kWindowHistogramKeys) {
     if (std::optional<JsonNode> h = hs.find(k.key)) w.*k.member = histograms.encoded(*h);
   }
-  if (w.latency.count() != w.completed) {
-    node.at("completed")
-        .fail("disagrees with the latency histogram's count (" + std::to_string(w.latency.count()) +
-              ")");
+  check_latency_count(node, w.latency.count(), w.completed);
+  if (std::optional<JsonNode> tags = node.find("tags")) {
+    const size_t n = tags->array_size();
+    for (size_t i = 0; i < n; ++i) {
+      const JsonNode t = tags->element(i);
+      TagWindow& tw = w.tags.emplace_back();
+      tw.name = t.at("name").string();
+      tw.completed = t.u64("completed");
+      tw.status_errors = t.u64("status_errors");
+      tw.errors = read_class_counts(t.at("errors"), true);
+      const JsonNode th = t.at("histograms");
+      th.expect_object();
+      if (std::optional<JsonNode> h = th.find("latency")) tw.latency = histograms.encoded(*h);
+      check_latency_count(t, tw.latency.count(), tw.completed);
+    }
   }
   w.update_percentiles();
   return w;
@@ -256,11 +275,7 @@ std::vector<TagResult> read_tags(const JsonNode& list, HistogramReader& histogra
     if (std::optional<JsonNode> h = node.at("histograms").find("latency")) {
       t.latency = histograms.dense(*h);
     }
-    if (t.latency.count() != t.completed) {
-      node.at("completed")
-          .fail("disagrees with the latency histogram's count (" +
-                std::to_string(t.latency.count()) + ")");
-    }
+    check_latency_count(node, t.latency.count(), t.completed);
   }
   return out;
 }

@@ -32,6 +32,18 @@ void merge_window(WindowStats& into, const WindowStats& from) {
   into.target_start += from.target_start;
   into.target_end += from.target_end;
   into.sources += from.sources;
+  for (const TagWindow& t : from.tags) {
+    auto it = std::find_if(into.tags.begin(), into.tags.end(),
+                           [&](const TagWindow& x) { return x.name == t.name; });
+    if (it == into.tags.end()) {
+      into.tags.push_back(t);
+      continue;
+    }
+    it->completed += t.completed;
+    it->status_errors += t.status_errors;
+    for (size_t e = 0; e < kErrorClassCount; ++e) it->errors[e] += t.errors[e];
+    it->latency.merge(t.latency);
+  }
 }
 
 void WindowSeries::begin(uint64_t start_ns, bool warmup) {
@@ -58,6 +70,7 @@ void WindowSeries::close_window(uint64_t now_ns, uint64_t open_connections, bool
     current_.lag = EncodedHistogram(lag_);
   }
   current_.max_ns = histogram_.max();
+  if (tag_names_ != nullptr) close_tags();
   {
     std::lock_guard<std::mutex> lock(closed_mutex_);
     closed_.push_back(std::move(current_));
@@ -67,6 +80,31 @@ void WindowSeries::close_window(uint64_t now_ns, uint64_t open_connections, bool
     return;
   }
   begin(now_ns, next_warmup);
+}
+
+WindowSeries::TagAccumulator& WindowSeries::tag_accumulator(uint16_t tag) {
+  if (tag >= tag_accumulators_.size()) tag_accumulators_.resize(tag + 1);
+  TagAccumulator& t = tag_accumulators_[tag];
+  if (!t.latency) t.latency = std::make_unique<Histogram>();
+  return t;
+}
+
+void WindowSeries::close_tags() {
+  for (size_t id = 0; id < tag_accumulators_.size(); ++id) {
+    TagAccumulator& t = tag_accumulators_[id];
+    uint64_t errors = 0;
+    for (uint64_t e : t.errors) errors += e;
+    if (t.completed == 0 && errors == 0) continue;
+    TagWindow& w = current_.tags.emplace_back();
+    w.name = tag_names_->tag(static_cast<uint16_t>(id)).name;
+    w.completed = t.completed;
+    w.status_errors = t.status_errors;
+    w.errors = t.errors;
+    w.latency = EncodedHistogram(*t.latency);
+    t.latency->reset();
+    t.completed = t.status_errors = 0;
+    t.errors = {};
+  }
 }
 
 std::vector<WindowSeries::Window> WindowSeries::take_closed() {
@@ -89,6 +127,7 @@ WindowStats window_stats(const WindowSeries::Window& window, uint64_t load_start
   w.lag = window.lag;
   w.update_percentiles();
   w.open_connections = window.open_connections;
+  w.tags = window.tags;
   w.sources = 1;
   return w;
 }

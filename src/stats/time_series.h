@@ -7,14 +7,28 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "stats/error_class.h"
 #include "stats/histogram.h"
 #include "stats/histogram_codec.h"
+#include "stats/tag_stats.h"
 
 namespace hail {
+
+// One tag's share of a window (--urls line, hail.tag): what single-run comparisons resample per
+// tag. Windows list only the tags that had an outcome in them, by name (workers number tags in
+// the order they first meet them, so only names line up across workers and hosts).
+struct TagWindow {
+  std::string name;
+  uint64_t completed = 0;
+  uint64_t status_errors = 0;  // part of `completed` with a status outside 2xx/3xx
+  std::array<uint64_t, kErrorClassCount> errors{};
+  EncodedHistogram latency;  // exact; the run's latency (rate mode: corrected)
+};
 
 // One merged window (an interval of the time series, or one stage / ladder step).
 //
@@ -53,6 +67,8 @@ struct WindowStats {
   double target_end = 0;
   // How many workers' (or hosts') windows were merged into this one; 0: none yet.
   uint32_t sources = 0;
+  // Per tag, when the run has tags (intervals only; stage windows keep none).
+  std::vector<TagWindow> tags;
 
   uint64_t duration_ns() const { return end_ns - start_ns; }
   uint64_t error_total() const {
@@ -68,8 +84,12 @@ struct WindowStats {
   // Sets p50_ns .. max_ns from `latency` (all 0 when it is empty).
   void update_percentiles();
   size_t memory_bytes() const {
-    return sizeof(*this) - 3 * sizeof(EncodedHistogram) + latency.memory_bytes() +
-           service.memory_bytes() + lag.memory_bytes();
+    size_t n = sizeof(*this) - 3 * sizeof(EncodedHistogram) + latency.memory_bytes() +
+               service.memory_bytes() + lag.memory_bytes();
+    for (const TagWindow& t : tags) {
+      n += sizeof(t) - sizeof(EncodedHistogram) + t.name.capacity() + t.latency.memory_bytes();
+    }
+    return n;
   }
 };
 
@@ -98,6 +118,7 @@ class WindowSeries {
     EncodedHistogram service;  // open loop only (set_open_loop), else empty
     EncodedHistogram lag;
     uint64_t max_ns = 0;  // latency.max()
+    std::vector<TagWindow> tags;
   };
 
   WindowSeries() = default;
@@ -109,17 +130,34 @@ class WindowSeries {
 
   // Open-loop runs keep each window's service times and lags too.
   void set_open_loop(bool on) { open_loop_ = on; }
+  // Windows keep per-tag counts and latencies, named from `tags` (the worker's table; read on
+  // this worker's thread only, when a window closes).
+  void set_tags(const TagTable* tags) { tag_names_ = tags; }
 
-  void on_complete(int status, uint64_t latency_ns, uint64_t service_ns = 0, uint64_t lag_ns = 0) {
+  void on_complete(int status, uint64_t latency_ns, uint64_t service_ns = 0, uint64_t lag_ns = 0,
+                   uint16_t tag = kNoTag) {
     ++current_.completed;
-    if (status < 200 || status >= 400) ++current_.status_errors;
+    const bool failed = status < 200 || status >= 400;
+    if (failed) ++current_.status_errors;
     histogram_.record(latency_ns);
     if (open_loop_) {
       service_.record(service_ns);
       lag_.record(lag_ns);
     }
+    if (tag_names_ != nullptr && tag < tag_names_->size()) [[unlikely]] {
+      TagAccumulator& t = tag_accumulator(tag);
+      ++t.completed;
+      if (failed) ++t.status_errors;
+      t.latency->record(latency_ns);
+    }
   }
-  void on_error(ErrorClass c) { ++current_.errors[static_cast<size_t>(c)]; }
+  void on_error(ErrorClass c, uint16_t tag = kNoTag) {
+    ++current_.errors[static_cast<size_t>(c)];
+    if (tag_names_ != nullptr && tag < tag_names_->size()) [[unlikely]] {
+      ++tag_accumulator(tag).errors[static_cast<size_t>(c)];
+    }
+  }
+  static constexpr uint16_t kNoTag = 0xFFFF;
 
   // Ends the current window at now_ns and, unless `last`, opens the next one (warm-up or not).
   void close_window(uint64_t now_ns, uint64_t open_connections, bool next_warmup, bool last);
@@ -140,6 +178,18 @@ class WindowSeries {
   bool open_loop_ = false;
   Histogram service_;  // open loop only
   Histogram lag_;
+  // The current window's per-tag share, by the worker's tag id; a tag's histogram is allocated the
+  // first time the tag is seen, then reset per window (never per request).
+  struct TagAccumulator {
+    uint64_t completed = 0;
+    uint64_t status_errors = 0;
+    std::array<uint64_t, kErrorClassCount> errors{};
+    std::unique_ptr<Histogram> latency;
+  };
+  TagAccumulator& tag_accumulator(uint16_t tag);
+  void close_tags();
+  const TagTable* tag_names_ = nullptr;
+  std::vector<TagAccumulator> tag_accumulators_;
   std::mutex closed_mutex_;  // taken once per window close, never per request
   std::vector<Window> closed_;
 };

@@ -142,6 +142,46 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
         self.assertIn("--interval", run.stderr)
 
+    def test_single_runs_compare_each_tag(self):
+        # Two tags per run, alternating: "steady" always /delay/5, "slow" /delay/10 in the base
+        # and /delay/13 in the candidate. The tag lines come from each window's per-tag share.
+        script = """
+local n = 0
+function request()
+  n = n + 1
+  if n %% 2 == 0 then return hail.tag("steady", wrk.format(nil, "/delay/5")) end
+  return hail.tag("slow", wrk.format(nil, "/delay/%s"))
+end
+"""
+        paths = {}
+        with HailServer(threads=2) as srv:
+            for delay in ("10", "13"):
+                lua = os.path.join(self.dir, "tags-%s.lua" % delay)
+                with open(lua, "w") as f:
+                    f.write(script % delay)
+                paths[delay] = os.path.join(self.dir, "tags-%s.json" % delay)
+                run = run_hail(["-q", "-R", RATE, "-c", "8", "-d", DURATION, "--interval",
+                                INTERVAL, "-s", lua, "--json", paths[delay], srv.url],
+                               timeout=60)
+                self.assertEqual(run.code, 0, describe(run))
+        with open(paths["10"]) as f:
+            doc = json.load(f)
+        window_tags = [t["name"] for w in doc["windows"]["intervals"] for t in w.get("tags", [])]
+        self.assertIn("slow", window_tags)
+        # Every window's tag shares add up to the window.
+        for w in doc["windows"]["intervals"]:
+            self.assertEqual(sum(t["completed"] for t in w.get("tags", [])), w["completed"], w)
+        run = self.compare(paths["10"], paths["13"], expect=3)
+        by_tag = {}
+        for m in run.json["comparison"]["metrics"]:
+            by_tag.setdefault(m.get("tag", ""), {})[m["name"]] = m["verdict"]
+        self.assertEqual(by_tag["slow"]["p50"], "regressed", run.stdout)
+        self.assertIn(by_tag["steady"]["p50"], ("same", "inconclusive"), run.stdout)
+        self.assertNotIn("service.p50", by_tag["slow"])
+        self.assertFalse([n for n in run.json["comparison"]["notes"] if "per-tag" in n], run.stdout)
+        text = run_hail(["compare", paths["10"], paths["13"]])
+        self.assertRegex(text.stdout, r"slow\s+p50 .*regressed")
+
     def test_usage_errors(self):
         for args, word in ((["--tolerance", "p98=5%", self.fast[0], self.fast[1]], "p98"),
                            (["--tolerance", "p99=x", self.fast[0], self.fast[1]], "bad margin \"x\" for p99"),

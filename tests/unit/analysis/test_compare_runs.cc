@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -254,6 +255,68 @@ TEST(CompareRuns, RepeatedRunsCompareTagsEveryRunHas) {
     }
   }
   EXPECT_TRUE(saw_a);
+}
+
+// Single runs with two tags: "slow" got 30 % slower in the candidate, "steady" did not; a tag
+// only the base has gets no line, and a result without per-window tag shares gets a note.
+TEST(CompareRuns, SingleRunsCompareTagsFromTheirWindowShares) {
+  const auto tagged = [](double slow_scale) {
+    RunResult r = make_run(30, [](size_t i, size_t j) { return noisy(i, j, 1.0); });
+    for (const char* name : {"slow", "steady"}) {
+      TagResult t;
+      t.name = name;
+      r.tags.push_back(std::move(t));
+    }
+    for (size_t i = 0; i < r.intervals.size(); ++i) {
+      for (size_t k = 0; k < 2; ++k) {
+        Histogram h;
+        for (size_t j = 0; j < 100; ++j) h.record(noisy(i, j, k == 0 ? slow_scale : 1.0));
+        TagWindow tw;
+        tw.name = r.tags[k].name;
+        tw.completed = 100;
+        tw.latency = EncodedHistogram(h);
+        r.tags[k].completed += 100;
+        r.tags[k].latency.merge(h);
+        r.intervals[i].tags.push_back(std::move(tw));
+      }
+    }
+    return r;
+  };
+  const RunResult a = tagged(1.0);
+  RunResult b = tagged(1.3);
+  TagResult only_base;
+  only_base.name = "gone";
+  RunResult a_more = a;
+  a_more.tags.push_back(only_base);
+  auto c = compare_single(a_more, b, CompareOptions{});
+  ASSERT_TRUE(c) << c.error().message;
+  std::map<std::string, Verdict> p50;
+  for (const MetricComparison& m : c->metrics) {
+    EXPECT_NE(m.tag, "gone");
+    if (m.name == "p50") p50[m.tag] = m.verdict;
+    EXPECT_NE(m.name.rfind("service.", 0), 0u);
+  }
+  EXPECT_EQ(p50["slow"], Verdict::kRegressed);
+  EXPECT_EQ(p50["steady"], Verdict::kSame);
+  // The tag lines come from the tags' shares alone: the synthetic runs' own windows are equal.
+  EXPECT_EQ(p50[""], Verdict::kSame);
+  // Reproducible per line with the seed.
+  auto again = compare_single(a_more, b, CompareOptions{});
+  ASSERT_TRUE(again);
+  ASSERT_EQ(again->metrics.size(), c->metrics.size());
+  for (size_t m = 0; m < c->metrics.size(); ++m) {
+    EXPECT_EQ(again->metrics[m].change_interval.low, c->metrics[m].change_interval.low);
+  }
+  // Windows without tag shares (an older result): no tag lines, and a note says why.
+  for (WindowStats& w : b.intervals) w.tags.clear();
+  auto old = compare_single(a, b, CompareOptions{});
+  ASSERT_TRUE(old);
+  for (const MetricComparison& m : old->metrics) EXPECT_TRUE(m.tag.empty()) << m.tag;
+  bool noted = false;
+  for (const std::string& n : old->notes) {
+    noted = noted || n.rfind("no per-tag lines for slow, steady", 0) == 0;
+  }
+  EXPECT_TRUE(noted);
 }
 
 }  // namespace

@@ -63,6 +63,14 @@ class Synth {
     w.target_end = chance(50) ? w.target_start : 1.0 / static_cast<double>(1 + below(7));
     w.sources = 1 + static_cast<uint32_t>(below(8));
     w.update_percentiles();
+    for (uint64_t i = chance(70) ? 0 : 1 + below(3); i > 0; --i) {
+      TagWindow& t = w.tags.emplace_back();
+      t.name = i == 1 ? "GET /search?q=\"hail\"\n\x01" : "tag " + std::to_string(i);
+      t.completed = below(200);
+      t.latency = EncodedHistogram(histogram(t.completed));
+      t.status_errors = below(t.completed + 1);
+      for (uint64_t& e : t.errors) e = chance(80) ? 0 : below(20);
+    }
     return w;
   }
 
@@ -225,6 +233,15 @@ inline void expect_same_window(const WindowStats& a, const WindowStats& b,
   EXPECT_EQ(a.target_start, b.target_start) << what;
   EXPECT_EQ(a.target_end, b.target_end) << what;
   EXPECT_EQ(a.sources, b.sources) << what;
+  ASSERT_EQ(a.tags.size(), b.tags.size()) << what;
+  for (size_t i = 0; i < a.tags.size(); ++i) {
+    EXPECT_EQ(a.tags[i].name, b.tags[i].name) << what;
+    EXPECT_EQ(a.tags[i].completed, b.tags[i].completed) << what;
+    EXPECT_EQ(a.tags[i].status_errors, b.tags[i].status_errors) << what;
+    EXPECT_EQ(a.tags[i].errors, b.tags[i].errors) << what;
+    expect_same_histogram(a.tags[i].latency.decode(), b.tags[i].latency.decode(),
+                          what + " tag " + a.tags[i].name);
+  }
 }
 
 // Every field of RunResult (the settings, the measurements, the windows, the tags).

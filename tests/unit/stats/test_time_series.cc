@@ -288,5 +288,53 @@ TEST(WindowSeries, OpenLoopWindowsKeepServiceTimeAndLagExactly) {
   EXPECT_EQ(closed_loop.windows()[0].lag.count(), 0u);
 }
 
+// Per-tag shares: named from the worker's table, only tags with an outcome in the window, reset
+// per window, errors counted; merging two workers' windows adds tags by name whatever their ids.
+TEST(WindowSeries, TagSharesAreNamedResetPerWindowAndMergedByName) {
+  TagTable names;
+  const uint16_t a = names.intern("a"), b = names.intern("b");
+  WindowSeries s;
+  s.set_tags(&names);
+  s.begin(0, false);
+  s.on_complete(200, 1000, 0, 0, a);
+  s.on_complete(500, 3000, 0, 0, a);
+  s.on_complete(200, 2000, 0, 0, b);
+  s.on_complete(200, 9000);  // untagged: the window's only
+  s.on_error(ErrorClass::kTimeout, b);
+  s.close_window(kS, 0, false, false);
+  s.on_complete(200, 5000, 0, 0, b);
+  s.close_window(2 * kS, 0, false, true);
+  const auto& w = s.windows();
+  ASSERT_EQ(w.size(), 2u);
+  ASSERT_EQ(w[0].tags.size(), 2u);
+  EXPECT_EQ(w[0].tags[0].name, "a");
+  EXPECT_EQ(w[0].tags[0].completed, 2u);
+  EXPECT_EQ(w[0].tags[0].status_errors, 1u);
+  EXPECT_EQ(w[0].tags[0].latency.count(), 2u);
+  EXPECT_EQ(w[0].tags[0].latency.max(), 3000u);
+  EXPECT_EQ(w[0].tags[1].name, "b");
+  EXPECT_EQ(w[0].tags[1].errors[static_cast<size_t>(ErrorClass::kTimeout)], 1u);
+  ASSERT_EQ(w[1].tags.size(), 1u);  // "a" had nothing in the second window
+  EXPECT_EQ(w[1].tags[0].name, "b");
+  EXPECT_EQ(w[1].tags[0].completed, 1u);
+  EXPECT_EQ(w[1].tags[0].latency.min(), 5000u);
+
+  // Another worker met "b" first: its id 0 is "b".
+  TagTable other_names;
+  const uint16_t b2 = other_names.intern("b");
+  WindowSeries t;
+  t.set_tags(&other_names);
+  t.begin(0, false);
+  t.on_complete(200, 4000, 0, 0, b2);
+  t.close_window(kS, 0, false, true);
+  WindowStats merged = window_stats(w[0], 0);
+  merge_window(merged, window_stats(t.windows()[0], 0));
+  ASSERT_EQ(merged.tags.size(), 2u);
+  EXPECT_EQ(merged.tags[1].name, "b");
+  EXPECT_EQ(merged.tags[1].completed, 2u);
+  EXPECT_EQ(merged.tags[1].latency.max(), 4000u);
+  EXPECT_EQ(merged.tags[0].completed, 2u);
+}
+
 }  // namespace
 }  // namespace hail
