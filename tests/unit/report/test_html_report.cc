@@ -159,6 +159,18 @@ TEST(HtmlData, CompareSpectraAndShift) {
   EXPECT_NE(page.find("Content-Security-Policy"), std::string::npos);
 }
 
+TEST(HtmlData, MachinesBesideTheVersion) {
+  RunResult r = steady(3, 10, 1'000'000, 99);
+  r.machines = {{"Xeon", 8, "Linux 6.1.0", "a"}, {"EPYC", 64, "Linux 6.1.0", "b<>"}};
+  const json d = data_of(r);
+  EXPECT_EQ(d["version"], "9.9.9");
+  ASSERT_EQ(d["machines"].size(), 2u);
+  EXPECT_EQ(d["machines"][0]["cpu_model"], "Xeon");
+  EXPECT_EQ(d["machines"][0]["cpus"], 8);
+  EXPECT_EQ(d["machines"][1]["kernel"], "Linux 6.1.0");
+  EXPECT_EQ(d["machines"][1]["hostname"], "b<>");
+}
+
 TEST(HtmlPage, SelfContained) {
   const RunResult r = steady(20, 10, 1'000'000, 3);
   const std::string page = render_html_report(r);
