@@ -95,7 +95,7 @@ function sloLines(charts, scaleOf, x, series, cols) {
   for (const th of thresholds) {
     if (!charts.includes(th.chart)) continue;
     const scale = scaleOf(th.chart);
-    const extra = {dash: [8, 5], width: 2};
+    const extra = {dash: [8, 5], width: 2, points: {show: false}};
     if (scale === 'ms') extra.value = ms;
     series.push(line('limit ' + th.expr + verdictText(th), verdictColor(th), scale, extra));
     cols.push(x.map(() => th.limit));

@@ -70,9 +70,9 @@ std::vector<HtmlThreshold> html_thresholds(const RunVerdicts& verdicts) {
     place(t, h);
     out.push_back(std::move(h));
   }
-  for (const std::string& expr : verdicts.unreadable) {
+  for (const std::string& why : verdicts.unreadable) {
     HtmlThreshold h;
-    h.expr = expr;
+    h.expr = why;  // the parser's line, which quotes the expression
     h.ok = false;
     h.detail = "does not parse";
     out.push_back(std::move(h));
