@@ -200,7 +200,7 @@ class HtmlReportTest(ServerTestCase):
         self.assertLessEqual(int(charts["chart-latency"]["points"]), 1500)
         elapsed_ms = int(attrs["elapsed"])
         print("\n  a day of 1 s windows: page %.2f MB, written in %.2f s, drawn %d ms after "
-              "navigation (headless chromium, whole --dump-dom %.2f s)"
+              "navigation (headless chromium; both launches, DOM and screenshot, %.2f s)"
               % (size / 1e6, written_s, elapsed_ms, browser_s), file=sys.stderr)
         self.assertLess(elapsed_ms, 5000)
 
