@@ -15,6 +15,8 @@ let drawn = 0;
 const done = () => {
   document.body.dataset.charts = String(drawn);
   document.body.dataset.elapsed = String(Math.round(performance.now()));
+  document.body.dataset.theme =
+      matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
   document.body.dataset.ready = '1';
 };
 
@@ -62,15 +64,37 @@ function section(id, title, note, className) {
   return div;
 }
 
+// The theme's colours for what uPlot paints on its canvas (axes, ticks, grid), which CSS cannot
+// reach: read once, so that the dark theme (prefers-color-scheme) gets light axes.
+const themed = (() => {
+  const css = getComputedStyle(document.documentElement);
+  const fg = css.getPropertyValue('--fg').trim() || '#1d2430';
+  const grid = css.getPropertyValue('--line').trim() || '#d9dee6';
+  return (axes) => (axes || []).map((a) => Object.assign({stroke: fg}, a, {
+    grid: Object.assign({stroke: grid, width: 1}, a.grid),
+    ticks: Object.assign({stroke: grid, width: 1}, a.ticks)
+  }));
+})();
+const charts = [];
+
 function plot(id, title, note, opts, columns) {
   const div = section(id, title, note);
   opts.width = width();
   opts.height = opts.height || 260;
+  opts.axes = themed(opts.axes);
   const chart = new uPlot(opts, columns, div);
+  charts.push(chart);
   div.dataset.points = String(columns[0].length);
   drawn++;
   return chart;
 }
+
+// Charts are canvases of a fixed size: fit them to the window when it changes, and to the paper
+// (about 680 CSS pixels on A4 or Letter) while printing.
+const fit = (w) => charts.forEach((c) => c.setSize({width: w, height: c.height}));
+window.addEventListener('resize', () => fit(width()));
+window.addEventListener('beforeprint', () => fit(680));
+window.addEventListener('afterprint', () => fit(width()));
 
 // A line that breaks at missing values (a window with no response has no latency).
 const line = (label, color, scale, extra) =>

@@ -23,14 +23,14 @@ ARTIFACTS = os.path.join(os.path.dirname(os.path.abspath(os.environ.get("HAIL_BI
                          "test-artifacts")
 
 
-def open_page(path, name):
+def open_page(path, name, flags=()):
     """Loads the page in headless Chromium; returns (the <body> tag's attributes, the chart
     divs {id: attributes}, console lines, the DOM as drawn)."""
     os.makedirs(ARTIFACTS, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="hail-chromium-") as profile:
         base = [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                 "--no-first-run", "--disable-extensions", "--enable-logging=stderr", "--v=0",
-                "--window-size=1200,2800", "--user-data-dir=" + profile]
+                "--window-size=1200,2800", "--user-data-dir=" + profile] + list(flags)
         dom = subprocess.run(base + ["--dump-dom", "file://" + path], capture_output=True,
                              text=True, timeout=120)
         subprocess.run(base + ["--screenshot=" + os.path.join(ARTIFACTS, name + ".png"),
@@ -203,6 +203,31 @@ class HtmlReportTest(ServerTestCase):
               "navigation (headless chromium; both launches, DOM and screenshot, %.2f s)"
               % (size / 1e6, written_s, elapsed_ms, browser_s), file=sys.stderr)
         self.assertLess(elapsed_ms, 5000)
+
+    def test_dark_theme_and_print(self):
+        # The system's dark theme is followed (light axes on a dark page: screenshot dark.png),
+        # and the page prints: Chromium's PDF has the charts on their pages and then the report.
+        path = os.path.join(self.dir, "theme.html")
+        r = run_hail(["-q", "-c", "2", "-d", "1s", "--interval", "100ms", "--html", path,
+                      self.server.url + "/delay/1"], timeout=60)
+        self.assertEqual(r.code, 0, describe(r))
+        attrs, charts, console, _ = open_page(path, "dark", ["--force-dark-mode"])
+        self.assertEqual(console, [])
+        self.assertEqual(attrs.get("theme"), "dark")
+        self.assertEqual(int(attrs["charts"]), len(charts))
+        pdf = os.path.join(ARTIFACTS, "print.pdf")
+        with tempfile.TemporaryDirectory(prefix="hail-chromium-") as profile:
+            printed = subprocess.run(
+                [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-extensions", "--user-data-dir=" + profile, "--no-pdf-header-footer",
+                 "--print-to-pdf=" + pdf, "file://" + path], capture_output=True, text=True,
+                timeout=120)
+        self.assertEqual(printed.returncode, 0, printed.stderr[-2000:])
+        with open(pdf, "rb") as f:
+            body = f.read()
+        self.assertTrue(body.startswith(b"%PDF"))
+        pages = len(re.findall(rb"/Type\s*/Page[^s]", body))
+        self.assertGreaterEqual(pages, 2)  # the report starts on a page of its own
 
     def test_bad_paths(self):
         r = run_hail(["--html", "-", self.server.url + "/"])
