@@ -481,7 +481,8 @@ std::string render_compare_html_data(const Comparison& c, std::span<const RunRes
 std::string render_search_html_data(const SearchVerdict& verdict, const std::string& url,
                                     const std::string& unit, const std::string& text,
                                     const std::string& hail_version,
-                                    const std::vector<std::string>& slo) {
+                                    const std::vector<std::string>& slo,
+                                    const std::vector<MachineInfo>& machines) {
   // The probes by level (an extended or repeated look replaces the earlier one at its level).
   std::map<double, const ProbeRecord*> by_level;
   for (const ProbeRecord& p : verdict.probes) {
@@ -506,6 +507,7 @@ std::string render_search_html_data(const SearchVerdict& verdict, const std::str
   o.string(hail_version);
   o.key("url");
   o.string(url);
+  write_machines(o, machines);
   o.key("report");
   o.string(text);
   o.key("search");

@@ -37,10 +37,11 @@ std::string render_compare_html_data(const Comparison& comparison, std::span<con
 // `hail search --html`: every measured probe (target, achieved, p50/p99/p99.9, verdict) for the
 // knee chart, and the answer (highest passing level, bracket, what limited it); `text` is the
 // search's text report. `unit`: "req/s" or "connections". `slo`: the thresholds as written, drawn
-// as limits on the knee.
+// as limits on the knee; `machines`: where the load came from.
 std::string render_search_html_data(const SearchVerdict& verdict, const std::string& url,
                                     const std::string& unit, const std::string& text,
                                     const std::string& hail_version,
-                                    const std::vector<std::string>& slo = {});
+                                    const std::vector<std::string>& slo = {},
+                                    const std::vector<MachineInfo>& machines = {});
 
 }  // namespace hail

@@ -160,6 +160,8 @@ class HtmlReportTest(ServerTestCase):
         self.assertGreaterEqual(int(charts["chart-search"]["points"]), 2)
         self.assertIn("pass", charts["chart-search"]["verdicts"])
         self.assertEqual(charts["chart-search"]["slo"], "p(99)&lt;500ms")  # the limit's line
+        self.assertRegex(self.dom, r'<table id="run-info">.*<th>machine</th><td>' +
+                         re.escape(socket.gethostname()) + ", ")
 
     def test_a_day_of_windows_opens_in_seconds(self):
         # 86,400 one-second windows (a day): the windows of a real 1 s run at 100 ms intervals,
