@@ -130,10 +130,28 @@ class HtmlReportTest(ServerTestCase):
         r = run_hail(["report", "--html", again, runs[0]])
         self.assertEqual(r.code, 0, describe(r))
         self.check_page(again, "report", ["chart-throughput", "chart-latency", "chart-spectrum"])
+        # As if the second shard ran on another host: the merge lists both machines.
+        with open(runs[1]) as f:
+            doc = json.load(f)
+        doc["machine"]["hostname"] = "shard-2.example"
+        with open(runs[1], "w") as f:
+            json.dump(doc, f)
         merged = os.path.join(self.dir, "merged.html")
-        r = run_hail(["merge", "--html", merged] + runs)
+        merged_json = os.path.join(self.dir, "merged.json")
+        r = run_hail(["merge", "--html", merged, "--json", merged_json] + runs)
         self.assertEqual(r.code, 0, describe(r))
         self.check_page(merged, "merge", ["chart-throughput", "chart-latency", "chart-spectrum"])
+        with open(merged_json) as f:
+            machines = json.load(f)["machines"]
+        self.assertEqual([m["hostname"] for m in machines],
+                         [socket.gethostname(), "shard-2.example"])
+        self.assertIn("<th>machine 1</th><td>" + socket.gethostname(), self.dom)
+        self.assertIn("<th>machine 2</th><td>shard-2.example, ", self.dom)
+        # hail report shows the machine the run was made on, from the file.
+        r = run_hail(["report", "--html", again, runs[1]])
+        self.assertEqual(r.code, 0, describe(r))
+        self.check_page(again, "report-other-host", ["chart-latency"])
+        self.assertIn("<th>machine</th><td>shard-2.example, ", self.dom)
 
     def test_compare(self):
         runs = []
