@@ -152,6 +152,10 @@ bool worse(SloOp op, double candidate, double current) {
 
 }  // namespace
 
+std::optional<double> slo_scalar_value(const SloThreshold& threshold, const SloCounts& counts) {
+  return scalar_value(threshold, counts);
+}
+
 SloCounts SloCounts::of_window(const WindowStats& window) {
   SloCounts c;
   c.completed = window.completed;

@@ -82,6 +82,10 @@ struct SloCounts {
   void subtract(const SloCounts& other);
 };
 
+// A scalar threshold's value (error_rate, rps, requests, errors) over these counts; nullopt when
+// the counts give it no value (no outcomes for error_rate). For charts of the scalar per window.
+std::optional<double> slo_scalar_value(const SloThreshold& threshold, const SloCounts& counts);
+
 class SloEvaluator {
  public:
   // measure_start_ns: where the measured phase starts on the windows' clock (their start_ns);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/run_verdicts.h"
+#include "cli/machine_probe.h"
 #include "cli/slo_watch.h"
 #include "core/clock.h"
 #include "load/collectors.h"
@@ -279,6 +280,7 @@ Result<RunResult> run_judged(const RunOptions& options, const OutputOptions& out
   RunResult result = (*live)->finish(script);
   result.slo = output.slo;
   result.slo_abort = abort_reason;
+  result.machines = {probe_machine()};
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/probe_verdict.h"
 #include "analysis/slo_expr.h"
 #include "cli/flag_values.h"
+#include "cli/machine_probe.h"
 #include "cli/native_flags.h"
 #include "cli/native_table.h"
 #include "cli/result_commands.h"
@@ -345,6 +346,7 @@ int run_search_command(const std::vector<std::string>& args) {
   context.url = cmd->plan.run.url.to_string();
   context.by_connections = cmd->plan.config.domain == SearchDomain::kConnections;
   context.slo = cmd->slo;
+  context.machines = {probe_machine()};
   context.connections = cmd->plan.run.connections;
   context.max_connections = cmd->plan.run.max_connections;
   context.threads = cmd->plan.run.threads;

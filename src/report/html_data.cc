@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/run_verdicts.h"
+#include "report/html_slo.h"
 #include "report/json_writer.h"
 #include "report/text_report.h"
 #include "stats/histogram.h"
@@ -55,6 +56,15 @@ class Out {
   void string(std::string_view s) {
     comma();
     JsonWriter::append_escaped(out_, s);
+  }
+  // A member: "k": v.
+  void field(std::string_view k, std::string_view v) {
+    key(k);
+    string(v);
+  }
+  void field(std::string_view k, double v) {
+    key(k);
+    number(v);
   }
   void strings(std::string_view k, const std::vector<std::string>& values) {
     key(k);
@@ -122,7 +132,7 @@ std::vector<double> heat_edges_ms(const RunResult& r) {
 
 std::vector<DisplayWindow> display_windows(const RunResult& r, const std::vector<double>& edges) {
   const std::vector<WindowStats>& w = r.intervals;
-  const size_t group = std::max<size_t>(1, (w.size() + kHtmlMaxPoints - 1) / kHtmlMaxPoints);
+  const size_t group = html_display_group(w.size());
   std::vector<DisplayWindow> out;
   Histogram latency(r.latency.highest_trackable_ns());
   Histogram service(r.latency.highest_trackable_ns());
@@ -328,6 +338,53 @@ void write_steps(Out& o, const RunResult& r, const RunVerdicts& verdicts) {
   o.close('}');
 }
 
+// Where the load came from, shown beside the version (a merge lists each host once).
+void write_machines(Out& o, const std::vector<MachineInfo>& machines) {
+  o.key("machines");
+  o.open('[');
+  for (const MachineInfo& m : machines) {
+    o.open('{');
+    o.field("cpu_model", m.cpu_model);
+    o.field("cpus", m.cpus);
+    o.field("kernel", m.kernel);
+    o.field("hostname", m.hostname);
+    o.close('}');
+  }
+  o.close(']');
+}
+
+// The thresholds table and the lines on the charts (html_slo.h); with an error_rate threshold, the
+// error rate of each display window, which only that threshold's chart needs.
+void write_thresholds(Out& o, const std::vector<HtmlThreshold>& thresholds, const RunResult* r) {
+  o.key("thresholds");
+  o.open('[');
+  bool error_rate = false;
+  for (const HtmlThreshold& t : thresholds) {
+    o.open('{');
+    o.field("expr", t.expr);
+    o.field("metric", t.metric);
+    o.key("ok");
+    if (t.ok) {
+      o.boolean(*t.ok);
+    } else {
+      o.null();
+    }
+    o.key("applicable");
+    o.boolean(t.applicable);
+    o.field("measured", t.measured);
+    o.field("detail", t.detail);
+    o.field("chart", t.chart);
+    o.field("series", t.series);
+    o.field("limit", t.limit);
+    o.close('}');
+    error_rate = error_rate || t.chart == "error_rate";
+  }
+  o.close(']');
+  if (error_rate && r != nullptr) {
+    o.numbers("error_rate", html_error_rate_percent(*r, html_display_group(r->intervals.size())));
+  }
+}
+
 }  // namespace
 
 std::string render_html_data(const RunResult& r, const std::string& hail_version) {
@@ -340,6 +397,7 @@ std::string render_html_data(const RunResult& r, const std::string& hail_version
   o.string(r.url);
   o.key("start_unix_s");
   o.number(static_cast<double>(r.start_unix_ns) / 1e9, 15);
+  write_machines(o, r.machines);
   o.key("report");
   o.string(render_text_report(r, hail_version));
   o.key("completed");
@@ -349,6 +407,7 @@ std::string render_html_data(const RunResult& r, const std::string& hail_version
   write_series(o, r);
   write_spectra(o, r);
   write_steps(o, r, verdicts);
+  write_thresholds(o, html_thresholds(verdicts), &r);
   o.close('}');
   return o.take();
 }
@@ -365,6 +424,10 @@ std::string render_compare_html_data(const Comparison& c, std::span<const RunRes
   o.string(hail_version);
   o.key("url");
   o.string(base.empty() ? "" : base.front().url);
+  std::vector<MachineInfo> machines;
+  for (const RunResult& r : base) merge_machines(machines, r.machines);
+  for (const RunResult& r : candidate) merge_machines(machines, r.machines);
+  write_machines(o, machines);
   o.key("report");
   o.string(text);
   o.key("spectrum");
@@ -417,7 +480,9 @@ std::string render_compare_html_data(const Comparison& c, std::span<const RunRes
 
 std::string render_search_html_data(const SearchVerdict& verdict, const std::string& url,
                                     const std::string& unit, const std::string& text,
-                                    const std::string& hail_version) {
+                                    const std::string& hail_version,
+                                    const std::vector<std::string>& slo,
+                                    const std::vector<MachineInfo>& machines) {
   // The probes by level (an extended or repeated look replaces the earlier one at its level).
   std::map<double, const ProbeRecord*> by_level;
   for (const ProbeRecord& p : verdict.probes) {
@@ -442,6 +507,7 @@ std::string render_search_html_data(const SearchVerdict& verdict, const std::str
   o.string(hail_version);
   o.key("url");
   o.string(url);
+  write_machines(o, machines);
   o.key("report");
   o.string(text);
   o.key("search");
@@ -465,6 +531,7 @@ std::string render_search_html_data(const SearchVerdict& verdict, const std::str
   o.key("limited_by");
   o.string(search_limit_name(verdict.limited_by));
   o.close('}');
+  write_thresholds(o, html_threshold_limits(slo), nullptr);
   o.close('}');
   return o.take();
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "analysis/compare_runs.h"
 #include "analysis/search_controller.h"
@@ -17,6 +18,11 @@ namespace hail {
 
 inline constexpr size_t kHtmlMaxPoints = 1500;  // display windows per time chart
 inline constexpr size_t kHtmlHeatmapBins = 40;  // latency rows of the heatmap
+
+// How many consecutive windows each display window merges.
+constexpr size_t html_display_group(size_t windows) {
+  return windows <= kHtmlMaxPoints ? 1 : (windows + kHtmlMaxPoints - 1) / kHtmlMaxPoints;
+}
 
 // The page's data as a JSON object, safe inside <script type="application/json"> (no "</").
 // Times in seconds since the load started, latencies in milliseconds, rates per second.
@@ -30,9 +36,12 @@ std::string render_compare_html_data(const Comparison& comparison, std::span<con
 
 // `hail search --html`: every measured probe (target, achieved, p50/p99/p99.9, verdict) for the
 // knee chart, and the answer (highest passing level, bracket, what limited it); `text` is the
-// search's text report. `unit`: "req/s" or "connections".
+// search's text report. `unit`: "req/s" or "connections". `slo`: the thresholds as written, drawn
+// as limits on the knee; `machines`: where the load came from.
 std::string render_search_html_data(const SearchVerdict& verdict, const std::string& url,
                                     const std::string& unit, const std::string& text,
-                                    const std::string& hail_version);
+                                    const std::string& hail_version,
+                                    const std::vector<std::string>& slo = {},
+                                    const std::vector<MachineInfo>& machines = {});
 
 }  // namespace hail

@@ -78,7 +78,7 @@ std::string render_search_html(const SearchContext& context, const SearchVerdict
   return html_page("search: " + context.url,
                    render_search_html_data(verdict, context.url,
                                            context.by_connections ? "connections" : "req/s", text,
-                                           HAIL_VERSION_STRING));
+                                           HAIL_VERSION_STRING, context.slo, context.machines));
 }
 
 }  // namespace hail

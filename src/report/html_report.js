@@ -10,10 +10,46 @@ const width = () => Math.max(320, Math.min(1130, main.clientWidth - 26));
 const palette =
     ['#2f6fdf', '#e07b24', '#2ca02c', '#d62728', '#8c56bf', '#7f7f7f', '#17becf', '#bcbd22'];
 let drawn = 0;
+// The end of drawing: how many charts, and how long the page took from navigation to here (ms),
+// which the tests read (a day of windows must open in a couple of seconds).
+const done = () => {
+  document.body.dataset.charts = String(drawn);
+  document.body.dataset.elapsed = String(Math.round(performance.now()));
+  document.body.dataset.theme =
+      matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  document.body.dataset.ready = '1';
+};
 
-function section(id, title, note) {
+// The run's facts beside its title: hail's version, when the load started, and the machines it
+// came from (a merge of shards lists each host), so a page read months later still says where.
+(function runInfo() {
+  const rows = [['hail', data.version]];
+  if (data.start_unix_s > 0) {
+    rows.push([
+      'started',
+      new Date(data.start_unix_s * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')
+    ]);
+  }
+  const machines = data.machines || [];
+  machines.forEach((m, i) => rows.push([
+    machines.length > 1 ? 'machine ' + (i + 1) : 'machine',
+    [m.hostname, m.cpu_model, m.cpus ? m.cpus + ' CPUs' : '', m.kernel].filter((v) => v).join(', ')
+  ]));
+  const table = document.createElement('table');
+  table.id = 'run-info';
+  for (const [k, v] of rows) {
+    const tr = table.insertRow();
+    const th = document.createElement('th');
+    th.textContent = k;
+    tr.appendChild(th);
+    tr.insertCell().textContent = v;
+  }
+  document.querySelector('header').appendChild(table);
+})();
+
+function section(id, title, note, className) {
   const div = document.createElement('div');
-  div.className = 'chart';
+  div.className = className || 'chart';
   div.id = id;
   const h = document.createElement('h2');
   h.textContent = title;
@@ -28,15 +64,37 @@ function section(id, title, note) {
   return div;
 }
 
+// The theme's colours for what uPlot paints on its canvas (axes, ticks, grid), which CSS cannot
+// reach: read once, so that the dark theme (prefers-color-scheme) gets light axes.
+const themed = (() => {
+  const css = getComputedStyle(document.documentElement);
+  const fg = css.getPropertyValue('--fg').trim() || '#1d2430';
+  const grid = css.getPropertyValue('--line').trim() || '#d9dee6';
+  return (axes) => (axes || []).map((a) => Object.assign({stroke: fg}, a, {
+    grid: Object.assign({stroke: grid, width: 1}, a.grid),
+    ticks: Object.assign({stroke: grid, width: 1}, a.ticks)
+  }));
+})();
+const charts = [];
+
 function plot(id, title, note, opts, columns) {
   const div = section(id, title, note);
   opts.width = width();
   opts.height = opts.height || 260;
+  opts.axes = themed(opts.axes);
   const chart = new uPlot(opts, columns, div);
+  charts.push(chart);
   div.dataset.points = String(columns[0].length);
   drawn++;
   return chart;
 }
+
+// Charts are canvases of a fixed size: fit them to the window when it changes, and to the paper
+// (about 680 CSS pixels on A4 or Letter) while printing.
+const fit = (w) => charts.forEach((c) => c.setSize({width: w, height: c.height}));
+window.addEventListener('resize', () => fit(width()));
+window.addEventListener('beforeprint', () => fit(680));
+window.addEventListener('afterprint', () => fit(width()));
 
 // A line that breaks at missing values (a window with no response has no latency).
 const line = (label, color, scale, extra) =>
@@ -46,6 +104,62 @@ const timeAxis = {
   label: 'seconds since start',
   values: (u, ticks) => ticks.map((t) => t + '')
 };
+// --slo thresholds: each one that bounds a chart is a dashed horizontal line at its limit, named by
+// its expression, green when it passed, red when it failed, grey when not judged (hail search).
+const thresholds = data.thresholds || [];
+const verdictColor = (th) => th.ok === true ? '#2ca02c' : th.ok === false ? '#d62728' : '#7f7f7f';
+const verdictText = (th) => th.ok === null ? '' :
+    !th.applicable                         ? ' (n/a)' :
+    th.ok                                  ? ' (passed)' :
+                                             ' (failed)';
+// Adds the lines of the thresholds drawn on `charts` (scale of each: scaleOf) to a chart's series
+// and columns, over the x values `x`; returns their expressions (the chart's data-slo).
+function sloLines(charts, scaleOf, x, series, cols) {
+  const drawnExprs = [];
+  for (const th of thresholds) {
+    if (!charts.includes(th.chart)) continue;
+    const scale = scaleOf(th.chart);
+    const extra = {dash: [8, 5], width: 2, points: {show: false}};
+    if (scale === 'ms') extra.value = ms;
+    series.push(line('limit ' + th.expr + verdictText(th), verdictColor(th), scale, extra));
+    cols.push(x.map(() => th.limit));
+    drawnExprs.push(th.expr);
+  }
+  return drawnExprs;
+}
+const markSlo = (id, exprs) => {
+  if (exprs.length > 0) document.getElementById(id).dataset.slo = exprs.join('\n');
+};
+
+// The thresholds table: each threshold with what was measured and its verdict, coloured.
+function thresholdsTable() {
+  const judged = thresholds.filter((th) => th.ok !== null);
+  if (judged.length === 0) return;
+  const div = section(
+      'thresholds', 'Thresholds (--slo)',
+      judged.every((th) => th.ok) ? 'every threshold passed' : 'at least one threshold failed',
+      'chart thresholds');
+  const table = document.createElement('table');
+  table.className = 'verdicts';
+  const head = table.createTHead().insertRow();
+  for (const h of ['threshold', 'metric', 'measured', 'verdict', '']) {
+    const th = document.createElement('th');
+    th.textContent = h;
+    head.appendChild(th);
+  }
+  const body = table.createTBody();
+  for (const th of judged) {
+    const tr = body.insertRow();
+    tr.className = th.ok ? 'pass' : 'fail';
+    tr.insertCell().textContent = th.expr;
+    tr.insertCell().textContent = th.metric;
+    tr.insertCell().textContent = th.measured || '-';
+    tr.insertCell().textContent = !th.applicable ? 'n/a' : th.ok ? 'PASS' : 'FAIL';
+    tr.insertCell().textContent = th.detail;
+  }
+  div.appendChild(table);
+}
+
 // Percentile axes (x = 1/(1-p), log): ticks at 0 %, 90 %, 99 % ... 99.999 %.
 const spectrumAxis = {
   label: 'percentile',
@@ -107,8 +221,7 @@ if (data.kind === 'compare') {
         [sh.x, sh.change, sh.high, sh.low, tol, tol.map((v) => -v)]);
     document.getElementById('chart-shift').dataset.verdicts = sh.verdicts.join(',');
   }
-  document.body.dataset.charts = String(drawn);
-  document.body.dataset.ready = '1';
+  done();
   return;
 }
 
@@ -123,33 +236,39 @@ if (data.kind === 'search') {
     points: {show: true, size: 9, fill: color, stroke: color}
   });
   const pick = (v) => k.achieved.map((a, i) => k.verdicts[i] === v ? a : null);
+  const series = [
+    {label: 'level (' + k.unit + ')'},
+    line('achieved/s', palette[0], 'rps', {points: {show: true}}),
+    line('p50', palette[1], 'ms', {value: ms}), line('p99', palette[2], 'ms', {value: ms}),
+    line('p99.9', palette[3], 'ms', {value: ms}), mark('pass', 'passed', '#2ca02c'),
+    mark('fail', 'failed', '#d62728'), mark('hail', 'hail-bound', '#7f7f7f')
+  ];
+  const cols =
+      [k.target, k.achieved, k.p50, k.p99, k.p999, pick('pass'), pick('fail'), pick('hail')];
+  const limits = sloLines(
+      ['latency', 'throughput'], (c) => c === 'latency' ? 'ms' : 'rps', k.target, series, cols);
   plot(
       'chart-search', 'Search: throughput and latency at each level probed',
       (k.found ? 'highest level that met every threshold: ' + k.max_passing + ' ' + k.unit +
                ' (bracket ' + k.lower + ' to ' + (k.upper || '-') + ')' :
                  'no level met every threshold') +
-          '; limited by ' + k.limited_by,
+          '; limited by ' + k.limited_by + (limits.length > 0 ? '; dashed: the thresholds' : ''),
       {
-        series: [
-          {label: 'level (' + k.unit + ')'},
-          line('achieved/s', palette[0], 'rps', {points: {show: true}}),
-          line('p50', palette[1], 'ms', {value: ms}), line('p99', palette[2], 'ms', {value: ms}),
-          line('p99.9', palette[3], 'ms', {value: ms}), mark('pass', 'passed', '#2ca02c'),
-          mark('fail', 'failed', '#d62728'), mark('hail', 'hail-bound', '#7f7f7f')
-        ],
+        series: series,
         scales: {x: {time: false}, ms: {distr: 3}},
         axes: [
           {label: 'level (' + k.unit + ')'}, {label: 'per second', scale: 'rps'},
           {label: 'ms', scale: 'ms', side: 1, grid: {show: false}}
         ]
       },
-      [k.target, k.achieved, k.p50, k.p99, k.p999, pick('pass'), pick('fail'), pick('hail')]);
+      cols);
+  markSlo('chart-search', limits);
   document.getElementById('chart-search').dataset.verdicts = k.verdicts.join(',');
-  document.body.dataset.charts = String(drawn);
-  document.body.dataset.ready = '1';
+  done();
   return;
 }
 
+thresholdsTable();
 const s = data.series;
 const t = s.t;
 
@@ -168,6 +287,7 @@ if (t.length > 0) {
   }
   const group = s.group > 1 ? 'each point merges ' + s.group + ' windows of the ' + s.windows :
                               s.windows + ' windows';
+  const rpsLimits = sloLines(['throughput'], () => 'rps', t, series, cols);
   plot(
       'chart-throughput', 'Throughput',
       group + (s.warmup_end_s > 0 ? '; warm-up until ' + s.warmup_end_s.toFixed(1) + ' s' : ''), {
@@ -176,6 +296,24 @@ if (t.length > 0) {
         axes: [timeAxis, {label: 'per second', scale: 'rps'}]
       },
       cols);
+  markSlo('chart-throughput', rpsLimits);
+
+  // The error rate per window, when a threshold bounds it (error_rate's own definition).
+  if (data.error_rate) {
+    const erSeries = [{label: 't (s)'}, line('error rate %', palette[3], 'pct')];
+    const erCols = [t, data.error_rate];
+    const erLimits = sloLines(['error_rate'], () => 'pct', t, erSeries, erCols);
+    plot(
+        'chart-error-rate', 'Error rate',
+        'errors and non-2xx/3xx responses over outcomes, per window', {
+          height: 180,
+          series: erSeries,
+          scales: {x: {time: false}},
+          axes: [timeAxis, {label: '%', scale: 'pct'}]
+        },
+        erCols);
+    markSlo('chart-error-rate', erLimits);
+  }
 
   plot(
       'chart-connections', 'Open connections', null, {
@@ -189,28 +327,37 @@ if (t.length > 0) {
   // Latency percentiles over time, log scale.
   const lat = [t, s.p50, s.p90, s.p99, s.p999, s.max];
   const names = ['p50', 'p90', 'p99', 'p99.9', 'max'];
+  const latSeries =
+      [{label: 't (s)'}].concat(names.map((n, i) => line(n, palette[i], 'ms', {value: ms})));
+  const latLimits = sloLines(['latency'], () => 'ms', t, latSeries, lat);
   plot(
       'chart-latency', 'Latency over time' + (data.rate_mode ? ' (corrected)' : ''),
-      'per window; log scale; max is the slowest request of each point, never smoothed', {
-        series:
-            [{label: 't (s)'}].concat(names.map((n, i) => line(n, palette[i], 'ms', {value: ms}))),
+      'per window; log scale; max is the slowest request of each point, never smoothed' +
+          (latLimits.length > 0 ? '; dashed: the thresholds' : ''),
+      {
+        series: latSeries,
         scales: {x: {time: false}, ms: {distr: 3}},
         axes: [timeAxis, {label: 'ms', scale: 'ms'}]
       },
       lat);
+  markSlo('chart-latency', latLimits);
 
   if (s.service_p99 && s.lag_p99) {
+    const svSeries = [
+      {label: 't (s)'}, line('service p99', palette[0], 'ms', {value: ms}),
+      line('lag p99', palette[3], 'ms', {value: ms})
+    ];
+    const svCols = [t, s.service_p99, s.lag_p99];
+    const svLimits = sloLines(['service'], () => 'ms', t, svSeries, svCols);
     plot(
         'chart-service', 'Service time and scheduler lag (p99)',
         'service: sent to complete; lag: planned send to actual send (rate mode)', {
-          series: [
-            {label: 't (s)'}, line('service p99', palette[0], 'ms', {value: ms}),
-            line('lag p99', palette[3], 'ms', {value: ms})
-          ],
+          series: svSeries,
           scales: {x: {time: false}, ms: {distr: 3}},
           axes: [timeAxis, {label: 'ms', scale: 'ms'}]
         },
-        [t, s.service_p99, s.lag_p99]);
+        svCols);
+    markSlo('chart-service', svLimits);
   }
 
   // Heatmap: a histogram per window, painted as cells over time and latency (log).
@@ -290,28 +437,33 @@ if (st && st.target.length > 0) {
   });
   const passed = st.achieved.map((v, i) => st.ok[i] === true ? v : null);
   const failed = st.achieved.map((v, i) => st.ok[i] === false ? v : null);
+  const kneeSeries = [
+    {label: 'target (' + st.unit + ')'},
+    line('achieved/s', palette[0], 'rps', {points: {show: true}}),
+    line('p50', palette[1], 'ms', {value: ms}), line('p99', palette[2], 'ms', {value: ms}),
+    marks(true, '#2ca02c'), marks(false, '#d62728')
+  ];
+  const kneeCols = [st.target, st.achieved, st.p50, st.p99, passed, failed];
+  const kneeLimits = sloLines(
+      ['latency', 'throughput'], (c) => c === 'latency' ? 'ms' : 'rps', st.target, kneeSeries,
+      kneeCols);
   plot(
       'chart-knee', 'Steps: throughput and latency against the target',
       'one point per step' +
           (st.ok.some((v) => v !== null) ? '; green: met every threshold, red: failed one' : ''),
       {
-        series: [
-          {label: 'target (' + st.unit + ')'},
-          line('achieved/s', palette[0], 'rps', {points: {show: true}}),
-          line('p50', palette[1], 'ms', {value: ms}), line('p99', palette[2], 'ms', {value: ms}),
-          marks(true, '#2ca02c'), marks(false, '#d62728')
-        ],
+        series: kneeSeries,
         scales: {x: {time: false}, ms: {distr: 3}},
         axes: [
           {label: 'target (' + st.unit + ')'}, {label: 'per second', scale: 'rps'},
           {label: 'ms', scale: 'ms', side: 1, grid: {show: false}}
         ]
       },
-      [st.target, st.achieved, st.p50, st.p99, passed, failed]);
+      kneeCols);
+  markSlo('chart-knee', kneeLimits);
   document.getElementById('chart-knee').dataset.failed =
       String(failed.filter((v) => v !== null).length);
 }
 
-document.body.dataset.charts = String(drawn);
-document.body.dataset.ready = '1';
+done();
 })();

@@ -8,6 +8,7 @@
 
 #include "core/units.h"
 #include "report/json_exact.h"
+#include "report/json_machine.h"
 #include "report/json_node.h"
 #include "report/json_report.h"
 #include "stats/hdr_string.h"
@@ -346,6 +347,7 @@ void read_settings(const JsonNode& doc, RunResult& r) {
   r.max_worker_cpu_utilization =
       (cpu ? *cpu : client.at("max_worker_cpu_utilization")).finite_number();
   r.naps = client.u64("naps");
+  r.machines = read_machines_json(doc);
   const JsonNode notes = doc.at("notes");
   for (size_t i = 0, n = notes.array_size(); i < n; ++i) {
     r.notes.push_back(notes.element(i).string());

@@ -2,10 +2,11 @@
 
 #include "report/error_reason_text.h"
 #include "report/json_exact.h"
-#include "report/verdict_report.h"
+#include "report/json_machine.h"
 #include "report/json_writer.h"
 #include "report/percentiles.h"
 #include "report/timeseries_writer.h"
+#include "report/verdict_report.h"
 
 #ifndef HAIL_VERSION_STRING
 #define HAIL_VERSION_STRING "0.0.0"
@@ -191,6 +192,7 @@ std::string render_json_document(const ResultDocument& doc) {
   j.value("naps", r.naps);
   j.value("max_nap_us", static_cast<double>(r.max_nap_ns) / 1e3);
   j.end_object();
+  write_machines_json(j, r.machines);
   write_exact_block(j, doc);
   if (!r.steps.empty()) write_stages(j, r);
   if (!r.tags.empty()) write_tags(j, r);

@@ -2,15 +2,20 @@
 
 #include "core/strings.h"
 #include "core/units.h"
+#include "report/json_machine.h"
 #include "report/json_writer.h"
 
 namespace hail {
 
 namespace {
 
-std::string dur(uint64_t ns) { return format_duration_ns(static_cast<double>(ns)); }
+std::string dur(uint64_t ns) {
+  return format_duration_ns(static_cast<double>(ns));
+}
 
-const char* unit(const SearchContext& c) { return c.by_connections ? "connections" : "req/s"; }
+const char* unit(const SearchContext& c) {
+  return c.by_connections ? "connections" : "req/s";
+}
 
 std::string level(const SearchContext& c, double v) {
   return c.by_connections ? string_printf("%.0f", v) : string_printf("%.1f", v);
@@ -119,6 +124,7 @@ std::string render_search_json(const SearchContext& c, const SearchVerdict& v) {
     j.value("max_connections", c.max_connections);
   }
   j.value("interrupted", c.interrupted);
+  write_machines_json(j, c.machines);
   j.begin_object("search");
   j.value("found", v.found);
   const char* suffix = c.by_connections ? "_connections" : "_per_s";

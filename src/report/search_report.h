@@ -7,18 +7,20 @@
 #include <vector>
 
 #include "analysis/search_controller.h"
+#include "stats/machine_info.h"
 
 namespace hail {
 
 struct SearchContext {
   std::string version;  // hail's
   std::string url;
-  bool by_connections = false;  // the levels are connections (closed loop), else req/s
+  bool by_connections = false;   // the levels are connections (closed loop), else req/s
   std::vector<std::string> slo;  // the thresholds, as written
   uint32_t threads = 0;
   uint32_t connections = 0;      // rate searches: the pool (-c)
   uint32_t max_connections = 0;  // rate searches: what the pool may grow to
   bool interrupted = false;
+  std::vector<MachineInfo> machines;  // where the load came from (cli/machine_probe.h)
 };
 
 // The lines printed before the first probe: what is searched, and the rows' column heads.

@@ -93,6 +93,7 @@ void merge_into(RunResult& into, const RunResult& other) {
   if (into.slo.empty()) into.slo = other.slo;
   if (into.slo_abort.empty()) into.slo_abort = other.slo_abort;
   merge_tags(into.tags, other.tags);
+  merge_machines(into.machines, other.machines);
 
   into.max_worker_cpu_utilization =
       std::max(into.max_worker_cpu_utilization, other.max_worker_cpu_utilization);

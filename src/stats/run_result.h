@@ -13,6 +13,7 @@
 #include "core/protocol.h"
 #include "stats/error_reasons.h"
 #include "stats/histogram.h"
+#include "stats/machine_info.h"
 #include "stats/recorder.h"
 #include "stats/tag_stats.h"
 #include "stats/time_series.h"
@@ -113,6 +114,8 @@ struct RunResult {
   uint64_t naps = 0;
   uint64_t max_nap_ns = 0;
   std::vector<std::string> notes;  // plain-language warnings for the reports
+  // Where the load came from: one machine for a run, every distinct one for a merge of shards.
+  std::vector<MachineInfo> machines;
 
   double duration_s() const { return static_cast<double>(duration_ns) / 1e9; }
   double requests_per_s() const {
@@ -127,8 +130,8 @@ struct RunResult {
   // attempted == completed + request errors + in flight + retried; false means a bug, and
   // reports say so.
   bool accounting_holds() const {
-    return counters.attempted == counters.completed + counters.request_errors() +
-                                     counters.in_flight + counters.retried;
+    return counters.attempted ==
+           counters.completed + counters.request_errors() + counters.in_flight + counters.retried;
   }
 
   // Adds another result of the same run (a worker's, or a host's) into this one, exactly:
@@ -144,8 +147,10 @@ struct RunResult {
   //   window, by index (workers share boundaries; hosts' windows are to be aligned by wall-clock
   //   time first).
   // - Extremes and flags: duration_ns, max_nap_ns and max_worker_cpu_utilization are the larger,
-  //   start_unix_ns the earlier (0 is unknown), interrupted and server_gone if either was; script_error,
-  //   slo_abort, tls_version and tls_cipher are the first known; slo (the thresholds) too.
+  //   start_unix_ns the earlier (0 is unknown), interrupted and server_gone if either was;
+  //   script_error, slo_abort, tls_version and tls_cipher are the first known; slo (the thresholds)
+  //   too.
+  // - machines: every distinct one of both, in first-seen order.
   // - notes are not merged: the runner writes them from the merged data.
   void merge(const RunResult& other);
 

@@ -2,8 +2,10 @@
 
 import json
 import os
+import platform
 import re
 import shutil
+import socket
 import tempfile
 import unittest
 
@@ -508,6 +510,13 @@ class ReportTest(unittest.TestCase):
         self.assertLessEqual(lat["min"], lat["p50"])
         self.assertLessEqual(lat["p50"], lat["p99"])
         self.assertLessEqual(lat["p99"], lat["max"])
+        # The machine the load came from (README: JSON report).
+        machine = run.json["machine"]
+        self.assertEqual(machine["hostname"], socket.gethostname())
+        self.assertEqual(machine["cpus"], os.cpu_count())
+        self.assertEqual(machine["kernel"].split(" ")[:2], [platform.system(), platform.release()])
+        self.assertNotEqual(machine["cpu_model"], "")
+        self.assertNotIn("machines", run.json)  # one run, one machine
 
 
 if __name__ == "__main__":

@@ -161,6 +161,12 @@ class Synth {
     r.max_nap_ns = r.naps > 0 ? below(50'001) : 0;
     for (uint64_t i = below(3); i > 0; --i)
       r.notes.push_back("note " + std::to_string(i) + ": \"x\"");
+    // None (a result from before machines were recorded), one (a run), or a merge's several.
+    for (uint64_t i = below(4); i > 0; --i) {
+      r.machines.push_back({"Model \"" + std::to_string(i) + "\"  X",
+                            static_cast<uint32_t>(below(257)), "Linux 6.1.0 #1 SMP",
+                            "host-" + std::to_string(i)});
+    }
     return r;
   }
 
@@ -305,6 +311,7 @@ inline void expect_same_result(const RunResult& a, const RunResult& b) {
   EXPECT_EQ(a.naps, b.naps);
   EXPECT_EQ(a.max_nap_ns, b.max_nap_ns);
   EXPECT_EQ(a.notes, b.notes);
+  EXPECT_EQ(a.machines, b.machines);
 }
 
 }  // namespace hail::test

@@ -159,6 +159,79 @@ TEST(HtmlData, CompareSpectraAndShift) {
   EXPECT_NE(page.find("Content-Security-Policy"), std::string::npos);
 }
 
+// Each --slo threshold is a row of the table with its verdict, and a line at its limit (in the
+// chart's unit) on the chart of the series it bounds; those with no series over time get none.
+TEST(HtmlData, ThresholdsAreLinesOnTheChartsTheyBound) {
+  RunResult r = steady(20, 10, 1'000'000, 3);  // 1 ms requests, one of 1 s
+  r.slo = {"p(99)<50ms",
+           "max<100ms",
+           "p(95)<2ms",
+           "rps>=5",
+           "error_rate<1%",
+           "ttfb.p(99)<1s",
+           "latency{tag=a}: p(99)<1s",
+           "p(99)<"};
+  const json d = data_of(r);
+  const json& th = d["thresholds"];
+  ASSERT_EQ(th.size(), 8u);
+  auto expect_line = [&](size_t i, const char* chart, const char* series, double limit) {
+    SCOPED_TRACE(th[i].dump());
+    EXPECT_EQ(th[i]["chart"], chart);
+    EXPECT_EQ(th[i]["series"], series);
+    EXPECT_NEAR(th[i]["limit"].get<double>(), limit, 1e-9);
+  };
+  EXPECT_EQ(th[0]["expr"], "p(99)<50ms");
+  EXPECT_EQ(th[0]["metric"], "latency.p(99)");
+  EXPECT_EQ(th[0]["ok"], true);
+  EXPECT_FALSE(th[0]["measured"].get<std::string>().empty());
+  expect_line(0, "latency", "p99", 50);
+  EXPECT_EQ(th[1]["ok"], false);  // the 1 s request
+  expect_line(1, "latency", "max", 100);
+  expect_line(2, "latency", "", 2);  // no p95 series: the line alone
+  EXPECT_EQ(th[3]["ok"], true);
+  expect_line(3, "throughput", "rps", 5);
+  expect_line(4, "error_rate", "error_rate", 1);  // percent, as its chart
+  expect_line(5, "", "", 0);                      // ttfb has no windows
+  expect_line(6, "", "", 0);                      // nor has a tag
+  EXPECT_TRUE(th[7]["expr"].get<std::string>().starts_with(
+      "\"p(99)<\""));  // does not parse: a failed row, no line
+  EXPECT_EQ(th[7]["ok"], false);
+  expect_line(7, "", "", 0);
+  // The error-rate chart's series, one point per display window: no errors here.
+  ASSERT_EQ(d["error_rate"].size(), d["series"]["t"].size());
+  for (const json& v : d["error_rate"]) EXPECT_EQ(v.get<double>(), 0);
+}
+
+TEST(HtmlData, NoThresholdsNoErrorRateChart) {
+  const json d = data_of(steady(3, 10, 1'000'000, 99));
+  EXPECT_TRUE(d["thresholds"].empty());
+  EXPECT_FALSE(d.contains("error_rate"));
+}
+
+TEST(HtmlData, SearchThresholdsAreUnjudgedLimits) {
+  SearchVerdict verdict;
+  const json d = json::parse(render_search_html_data(verdict, "http://127.0.0.1:1/", "req/s", "",
+                                                     "9.9.9", {"p99<20ms", "rps>=100"}));
+  const json& th = d["thresholds"];
+  ASSERT_EQ(th.size(), 2u);
+  EXPECT_TRUE(th[0]["ok"].is_null());
+  EXPECT_EQ(th[0]["chart"], "latency");
+  EXPECT_EQ(th[0]["limit"], 20);
+  EXPECT_EQ(th[1]["chart"], "throughput");
+}
+
+TEST(HtmlData, MachinesBesideTheVersion) {
+  RunResult r = steady(3, 10, 1'000'000, 99);
+  r.machines = {{"Xeon", 8, "Linux 6.1.0", "a"}, {"EPYC", 64, "Linux 6.1.0", "b<>"}};
+  const json d = data_of(r);
+  EXPECT_EQ(d["version"], "9.9.9");
+  ASSERT_EQ(d["machines"].size(), 2u);
+  EXPECT_EQ(d["machines"][0]["cpu_model"], "Xeon");
+  EXPECT_EQ(d["machines"][0]["cpus"], 8);
+  EXPECT_EQ(d["machines"][1]["kernel"], "Linux 6.1.0");
+  EXPECT_EQ(d["machines"][1]["hostname"], "b<>");
+}
+
 TEST(HtmlPage, SelfContained) {
   const RunResult r = steady(20, 10, 1'000'000, 3);
   const std::string page = render_html_report(r);

@@ -97,7 +97,7 @@ RunResult full(uint64_t k) {
   r.steps.push_back(window(0, 8'000 * k, 2 * k));
   r.ladder = k == 1;
   r.target_unit = k == 1 ? "req/s" : "connections";
-  r.script_error = k == 1 ? "" : "x.lua:1: boom";  // first known: 2's
+  r.script_error = k == 1 ? "" : "x.lua:1: boom";       // first known: 2's
   if (k == 2) r.slo = {"p(99)<10ms", "error_rate<1%"};  // first known: 2's
   r.slo_abort = k == 1 ? "" : "\"max<1s\": max was 2s by 3.0 s";
   if (k == 1) {
@@ -109,13 +109,17 @@ RunResult full(uint64_t k) {
   r.naps = 7 * k;
   r.max_nap_ns = k == 1 ? 900 : 100;
   r.notes = {"note " + std::to_string(k)};
+  const MachineInfo shared{"EPYC", 8, "Linux 6.1", "both"};
+  const MachineInfo own{"Xeon", k, "Linux 5.10", "host" + std::to_string(k)};
+  r.machines =
+      k == 1 ? std::vector<MachineInfo>{own, shared} : std::vector<MachineInfo>{shared, own};
   return r;
 }
 
 TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   // A field added to RunResult changes its size: give it a rule in merge() and a check here, then
   // update this figure.
-  EXPECT_EQ(sizeof(RunResult), 1032u) << "a RunResult field was added or removed";
+  EXPECT_EQ(sizeof(RunResult), 1056u) << "a RunResult field was added or removed";
 
   RunResult m = full(1);
   m.merge(full(2));
@@ -205,6 +209,11 @@ TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   EXPECT_EQ(m.max_nap_ns, 900u);
   // Notes are the runner's, written from merged data: not merged.
   EXPECT_EQ(m.notes, (std::vector<std::string>{"note 1"}));
+  // Machines: each distinct one once, in first-seen order (shards from several hosts).
+  ASSERT_EQ(m.machines.size(), 3u);
+  EXPECT_EQ(m.machines[0].hostname, "host1");
+  EXPECT_EQ(m.machines[1].hostname, "both");
+  EXPECT_EQ(m.machines[2].hostname, "host2");
 }
 
 TEST(RunResultMerge, SettingsComeFromWhicheverResultHasThem) {
