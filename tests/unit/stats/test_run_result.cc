@@ -110,7 +110,7 @@ RunResult full(uint64_t k) {
   r.max_nap_ns = k == 1 ? 900 : 100;
   r.notes = {"note " + std::to_string(k)};
   const MachineInfo shared{"EPYC", 8, "Linux 6.1", "both"};
-  const MachineInfo own{"Xeon", k, "Linux 5.10", "host" + std::to_string(k)};
+  const MachineInfo own{"Xeon", static_cast<uint32_t>(k), "Linux 5.10", "host" + std::to_string(k)};
   r.machines =
       k == 1 ? std::vector<MachineInfo>{own, shared} : std::vector<MachineInfo>{shared, own};
   return r;
