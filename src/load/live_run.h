@@ -41,6 +41,10 @@ class LiveRun {
   // Ends the run now (as SIGINT does, but not marked interrupted).
   void stop();
 
+  // How long the supervisor may sleep before its next poll(): a tick, or less when a monitor
+  // sample is due sooner (samples land on the windows' boundaries, not up to a tick late).
+  uint64_t sleep_ns() const;
+
   RunProgress progress() const;
   uint32_t workers() const { return static_cast<uint32_t>(workers_.size()); }
   // The time series merged so far (needs --interval); the last windows may still lack workers.
@@ -54,6 +58,7 @@ class LiveRun {
  private:
   LiveRun() = default;
   void join();
+  void sample_due(uint64_t now_ns);
 
   RunPlan plan_;
   std::unique_ptr<ScriptRun> script_;
@@ -63,6 +68,7 @@ class LiveRun {
   bool interrupted_ = false;
   bool script_failed_ = false;
   bool done_ = false;
+  uint64_t next_sample_ns_ = 0;  // monotonic; 0: no sampler
 };
 
 }  // namespace hail

@@ -13,6 +13,7 @@
 #include "core/protocol.h"
 #include "stats/error_reasons.h"
 #include "stats/histogram.h"
+#include "stats/monitor_series.h"
 #include "stats/recorder.h"
 #include "stats/tag_stats.h"
 #include "stats/time_series.h"
@@ -93,6 +94,9 @@ struct RunResult {
   bool ladder = false;           // the stages came from --ladder (all hold stages)
   const char* target_unit = "";  // "connections" (closed loop) or "req/s" (rate mode)
 
+  // --monitor: what was sampled on the server's side, one series per source (monitor_series.h).
+  std::vector<MonitorSeries> monitors;
+
   // A script hook failed during the run and stopped it: "file:line: message".
   std::string script_error;
 
@@ -127,8 +131,8 @@ struct RunResult {
   // attempted == completed + request errors + in flight + retried; false means a bug, and
   // reports say so.
   bool accounting_holds() const {
-    return counters.attempted == counters.completed + counters.request_errors() +
-                                     counters.in_flight + counters.retried;
+    return counters.attempted ==
+           counters.completed + counters.request_errors() + counters.in_flight + counters.retried;
   }
 
   // Adds another result of the same run (a worker's, or a host's) into this one, exactly:
@@ -144,8 +148,10 @@ struct RunResult {
   //   window, by index (workers share boundaries; hosts' windows are to be aligned by wall-clock
   //   time first).
   // - Extremes and flags: duration_ns, max_nap_ns and max_worker_cpu_utilization are the larger,
-  //   start_unix_ns the earlier (0 is unknown), interrupted and server_gone if either was; script_error,
-  //   slo_abort, tls_version and tls_cipher are the first known; slo (the thresholds) too.
+  //   start_unix_ns the earlier (0 is unknown), interrupted and server_gone if either was;
+  //   script_error, slo_abort, tls_version and tls_cipher are the first known; slo (the thresholds)
+  //   too.
+  // - monitors are concatenated (each host's watched its own machine).
   // - notes are not merged: the runner writes them from the merged data.
   void merge(const RunResult& other);
 
