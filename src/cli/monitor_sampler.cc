@@ -22,10 +22,10 @@ class MonitorSampler : public WindowSampler {
   void sample(uint64_t at_ns, bool warmup) override {
     for (auto& m : monitors_) m->sample(at_ns, warmup);
   }
-  std::vector<MonitorSeries> finish(uint64_t at_ns, bool warmup) override {
+  std::vector<MonitorSeries> finish(uint64_t at_ns, bool warmup, bool sample_last) override {
     std::vector<MonitorSeries> out;
     for (auto& m : monitors_) {
-      m->sample(at_ns, warmup);
+      if (sample_last) m->sample(at_ns, warmup);
       out.push_back(m->series());
     }
     return out;

@@ -32,6 +32,7 @@ Result<std::unique_ptr<LiveRun>> LiveRun::start(const RunOptions& options) {
   run->windows_ = WindowMerger(plan.start_ns);
   if (options.sampler && options.interval_ns > 0) {
     options.sampler->begin();
+    run->last_sample_ns_ = plan.start_ns;
     run->next_sample_ns_ = next_interval_boundary(plan.start_ns, plan.start_ns,
                                                   plan.measure_start_ns, options.interval_ns);
   }
@@ -72,6 +73,7 @@ void LiveRun::sample_due(uint64_t now_ns) {
   if (next_sample_ns_ == 0 || now_ns < next_sample_ns_) return;
   const RunOptions& options = plan_.options;
   options.sampler->sample(now_ns - plan_.start_ns, now_ns <= plan_.measure_start_ns);
+  last_sample_ns_ = now_ns;
   next_sample_ns_ =
       next_interval_boundary(now_ns, plan_.start_ns, plan_.measure_start_ns, options.interval_ns);
 }
@@ -122,7 +124,11 @@ RunResult LiveRun::finish(std::unique_ptr<ScriptRun>* script_out) {
   const RunOptions& options = plan_.options;
   if (next_sample_ns_ != 0) {
     const uint64_t now = mono_now_ns();
-    result.monitors = options.sampler->finish(now - plan_.start_ns, now <= plan_.measure_start_ns);
+    // A last window under half an interval is left out: a few ms read as 0% CPU (whole ticks).
+    const bool stub =
+        last_sample_ns_ != plan_.start_ns && now - last_sample_ns_ < options.interval_ns / 2;
+    result.monitors =
+        options.sampler->finish(now - plan_.start_ns, now <= plan_.measure_start_ns, !stub);
     next_sample_ns_ = 0;
   }
   const RunClock clock{plan_.start_ns, plan_.start_unix_ns};

@@ -69,6 +69,7 @@ class LiveRun {
   bool script_failed_ = false;
   bool done_ = false;
   uint64_t next_sample_ns_ = 0;  // monotonic; 0: no sampler
+  uint64_t last_sample_ns_ = 0;
 };
 
 }  // namespace hail
