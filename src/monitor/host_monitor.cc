@@ -87,13 +87,9 @@ void HostMonitor::sample(uint64_t at_ns, bool warmup) {
   if (now.retransmits && previous_.retransmits) {
     row.values[kRetransmits] = rate(*now.retransmits, *previous_.retransmits);
   }
-  std::optional<uint64_t> time_wait;
-  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
-    if (auto t = fs_.read(path)) {
-      if (auto n = count_time_wait(*t)) time_wait = time_wait.value_or(0) + *n;
-    }
+  if (auto t = fs_.read("/proc/net/sockstat")) {
+    if (auto n = parse_sockstat_time_wait(*t)) row.values[kTimeWait] = static_cast<double>(*n);
   }
-  if (time_wait) row.values[kTimeWait] = static_cast<double>(*time_wait);
   previous_ = std::move(now);
 }
 

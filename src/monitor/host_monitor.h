@@ -1,6 +1,6 @@
 // HostMonitor: --monitor host, this machine from /proc: CPU by mode (% of the machine), load,
 // memory, network bytes and packets per second (every interface but loopback), TCP retransmits
-// per second and sockets in TIME_WAIT. Supervising thread only.
+// per second and sockets in TIME_WAIT (/proc/net/sockstat). Supervising thread only.
 #pragma once
 
 #include <optional>

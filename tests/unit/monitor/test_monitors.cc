@@ -213,7 +213,18 @@ TEST(HostMonitor, RatesAndModes) {
   EXPECT_DOUBLE_EQ(value(s, 0, "tcp_retransmits_per_s"), 2.0);
   EXPECT_DOUBLE_EQ(value(s, 0, "load1"), 0.5);
   EXPECT_DOUBLE_EQ(value(s, 0, "mem_available_bytes"), 500.0 * 1024);
-  EXPECT_FALSE(has_value(value(s, 0, "time_wait")));  // /proc/net/tcp unreadable: not 0
+  EXPECT_FALSE(has_value(value(s, 0, "time_wait")));  // sockstat unreadable: not 0
+  proc.files["/proc/net/sockstat"] =
+      "sockets: used 10\nTCP: inuse 2 orphan 0 tw 9 alloc 2 mem 49\nUDP: inuse 0 mem 0\n";
+  m.sample(3 * kSecond, false);
+  EXPECT_DOUBLE_EQ(value(s, 1, "time_wait"), 9);
+}
+
+TEST(ProcText, SockstatTimeWait) {
+  EXPECT_EQ(parse_sockstat_time_wait("sockets: used 1\nTCP: inuse 2 orphan 0 tw 9 alloc 2 mem 4\n"),
+            9u);
+  EXPECT_FALSE(parse_sockstat_time_wait("sockets: used 1\n"));
+  EXPECT_FALSE(parse_sockstat_time_wait("TCP: inuse 2 orphan 0 tw x\n"));
 }
 
 }  // namespace
