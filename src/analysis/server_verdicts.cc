@@ -111,10 +111,13 @@ std::optional<DriftVerdict> judge_p99(const RunResult& run) {
                            fit->slope_per_s > 0 ? "rose" : "fell", ms(fit->first_fitted).c_str(),
                            ms(fit->last_fitted).c_str(), fit->span_s, fit->r2);
   } else {
+    // The line's ends can be anything when p99 only wanders (even below 0): the mean says more.
+    double mean = 0;
+    for (const DriftPoint& p : points) mean += p.value / static_cast<double>(points.size());
     v.text = string_printf(
-        "p99 was flat (%s at the start, %s at the end of the fit); it could "
-        "have risen up to %s over the run unnoticed",
-        ms(fit->first_fitted).c_str(), ms(fit->last_fitted).c_str(),
+        "p99 was flat (%s on average over %zu windows, r² %.2f); it could have risen up to %s "
+        "over the run unnoticed",
+        ms(mean).c_str(), points.size(), fit->r2,
         ms(std::max(0.0, fit->slope_high_per_s * fit->span_s)).c_str());
   }
   return verdict;

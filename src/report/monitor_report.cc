@@ -13,9 +13,10 @@ double seconds(uint64_t ns) {
   return static_cast<double>(ns) / 1e9;
 }
 
+// Exact, so that a saved run read back (hail report) gets the very verdicts the run printed.
 void number_or_null(JsonWriter& j, std::string_view key, double v) {
   if (has_value(v)) {
-    j.value(key, v);
+    j.exact(key, v);
   } else {
     j.null(key);
   }
@@ -91,6 +92,7 @@ void write_monitors_json(JsonWriter& j, const RunResult& r) {
     for (const MonitorEvent& e : m.events) {
       j.begin_object();
       j.value("at_s", seconds(e.at_ns));
+      j.value("at_ns", e.at_ns);
       j.value("text", e.text);
       j.end_object();
     }
@@ -115,6 +117,8 @@ void write_monitors_json(JsonWriter& j, const RunResult& r) {
       j.begin_object();
       j.value("t_start_s", seconds(w.start_ns));
       j.value("t_end_s", seconds(w.end_ns));
+      j.value("start_ns", w.start_ns);
+      j.value("end_ns", w.end_ns);
       j.value("warmup", w.warmup);
       for (size_t i = 0; i < m.metrics.size() && i < w.values.size(); ++i) {
         number_or_null(j, m.metrics[i], w.values[i]);

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -112,6 +113,17 @@ class MonitorTest(unittest.TestCase):
             self.assertGreaterEqual(summary["fds_max"], summary["fds_start"])
             self.assertIn("limit", r.json["server_verdicts"])
             self.assertIn("name_nginx.cpu_core_pct", r.json["timeseries"][0])
+            # A saved run read back gives the same server lines and verdicts.
+            with tempfile.TemporaryDirectory(prefix="hail-monitor-") as d:
+                saved = os.path.join(d, "run.json")
+                with open(saved, "w") as f:
+                    f.write(r.stdout)
+                text = run_hail(["report", saved], timeout=20)
+                self.assertEqual(text.code, 0, describe(text))
+                self.assertIn("Server side (--monitor)", text.stdout)
+                self.assertIn("    name:nginx: CPU mean ", text.stdout)
+                self.assertIn("    Limit: ", text.stdout)
+                self.assertIn(r.json["server_verdicts"]["limit"]["text"], text.stdout)
 
     def soak(self, leak_bytes, slo):
         with LeakyServer(leak_bytes) as server:
