@@ -268,23 +268,21 @@ if (res.length > 0) {
     return i < 0 || values[i] == null ? null : values[i];
   });
   res.forEach((m, i) => {
-    series.push(line(m.source + (m.host ? ' CPU busy %' : ' CPU % of one core'),
-                     palette[(2 * i) % palette.length], 'pct', {
-                       value: (u, v) => v == null ? '-' : v.toFixed(1) + ' %'
-                     }));
+    series.push(line(
+        m.source + (m.host ? ' CPU busy %' : ' CPU % of one core'),
+        palette[(2 * i) % palette.length], 'pct',
+        {value: (u, v) => v == null ? '-' : v.toFixed(1) + ' %'}));
     cols.push(at(m, m.cpu_pct));
     if (m.rss_mib) {
-      series.push(line(m.source + ' RSS MiB', palette[(2 * i + 1) % palette.length], 'mib', {
-        dash: [5, 4],
-        value: (u, v) => v == null ? '-' : v.toFixed(1) + ' MiB'
-      }));
+      series.push(line(
+          m.source + ' RSS MiB', palette[(2 * i + 1) % palette.length], 'mib',
+          {dash: [5, 4], value: (u, v) => v == null ? '-' : v.toFixed(1) + ' MiB'}));
       cols.push(at(m, m.rss_mib));
     }
   });
   plot(
       'chart-resources', 'Server resources (--monitor)',
-      'CPU (solid, %) and RSS (dashed, MiB) sampled at each window\'s end; gaps: not running',
-      {
+      'CPU (solid, %) and RSS (dashed, MiB) sampled at each window\'s end; gaps: not running', {
         series: series,
         scales: {x: {time: false}},
         axes: [
