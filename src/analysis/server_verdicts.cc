@@ -161,6 +161,52 @@ const MonitorSeries* server_series(const RunResult& run) {
   return nullptr;
 }
 
+std::optional<double> server_metric(SloMetric m, const RunResult& run) {
+  const MonitorSeries* series = server_series(run);
+  if (series == nullptr) return std::nullopt;
+  const ProcessSummary p = summarize_process(*series);
+  if (p.windows == 0) return std::nullopt;
+  switch (m) {
+    case SloMetric::kServerCpu:
+      return p.cpu_mean_pct;
+    case SloMetric::kServerCpuMax:
+      return p.cpu_max_pct;
+    case SloMetric::kServerRss:
+      return p.rss_max_bytes;
+    case SloMetric::kServerFds:
+      if (!has_value(p.fds_max)) return std::nullopt;
+      return p.fds_max;
+    case SloMetric::kServerRssGrowth: {
+      const std::optional<DriftVerdict> d = judge_server(run).rss;
+      if (!d) return std::nullopt;
+      return d->per_hour;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::vector<MonitorSeries> monitors_during(std::span<const MonitorSeries> monitors,
+                                           std::span<const WindowStats> windows) {
+  std::vector<MonitorSeries> out;
+  for (const MonitorSeries& m : monitors) {
+    MonitorSeries part = m;
+    part.windows.clear();
+    for (const MonitorWindow& row : m.windows) {
+      for (const WindowStats& w : windows) {
+        const uint64_t half = w.duration_ns() / 2;
+        if (row.end_ns + half >= w.end_ns && row.end_ns <= w.end_ns + half) {
+          part.windows.push_back(row);
+          part.windows.back().warmup = false;  // the probe's windows are all measured
+          break;
+        }
+      }
+    }
+    out.push_back(std::move(part));
+  }
+  return out;
+}
+
 ServerVerdicts judge_server(const RunResult& run) {
   ServerVerdicts v;
   if (run.monitors.empty()) return v;

@@ -6,9 +6,12 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "analysis/drift.h"
+#include "analysis/slo_expr.h"
 #include "stats/run_result.h"
 
 namespace hail {
@@ -62,6 +65,15 @@ struct ServerVerdicts {
 ProcessSummary summarize_process(const MonitorSeries& series);
 // The first pid: or name: monitor, or null.
 const MonitorSeries* server_series(const RunResult& run);
+// A server.* threshold's value (slo_expr.h: kServerCpu ...) from the first process monitor's
+// measured windows; nullopt without samples (or for any other metric).
+std::optional<double> server_metric(SloMetric metric, const RunResult& run);
+
+// The rows of each series whose sample closed one of `windows` (its end within half a window of
+// a window's end): a probe's share of the monitors (hail search).
+std::vector<MonitorSeries> monitors_during(std::span<const MonitorSeries> monitors,
+                                           std::span<const WindowStats> windows);
+
 // Empty (all nullopt) without a process monitor; p99 drift is judged whenever the run has
 // --monitor and at least 3 measured windows.
 ServerVerdicts judge_server(const RunResult& run);

@@ -116,32 +116,6 @@ bool failure_is_final(const SloThreshold& t, double value) {
   return false;
 }
 
-// server.*: from the first process monitor's measured windows.
-std::optional<double> server_value(SloMetric m, const RunResult& run) {
-  const MonitorSeries* series = server_series(run);
-  if (series == nullptr) return std::nullopt;
-  const ProcessSummary p = summarize_process(*series);
-  if (p.windows == 0) return std::nullopt;
-  switch (m) {
-    case SloMetric::kServerCpu:
-      return p.cpu_mean_pct;
-    case SloMetric::kServerCpuMax:
-      return p.cpu_max_pct;
-    case SloMetric::kServerRss:
-      return p.rss_max_bytes;
-    case SloMetric::kServerFds:
-      if (!has_value(p.fds_max)) return std::nullopt;
-      return p.fds_max;
-    case SloMetric::kServerRssGrowth: {
-      const std::optional<DriftVerdict> d = judge_server(run).rss;
-      if (!d) return std::nullopt;
-      return d->per_hour;
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
 // Why a whole-run metric has no value.
 std::string missing_reason(const SloThreshold& t) {
   switch (t.metric) {
@@ -451,7 +425,7 @@ SloReport SloEvaluator::finish(const RunResult& run) const {
     } else if (t.is_distribution()) {
       c = whole_run_check(i, stat_value(t, *run_histogram(t.metric, run)), missing_reason(t));
     } else if (slo_names::is_server_metric(t.metric)) {
-      c = whole_run_check(i, server_value(t.metric, run), missing_reason(t));
+      c = whole_run_check(i, server_metric(t.metric, run), missing_reason(t));
     } else {
       c = whole_run_check(i, scalar_value(t, SloCounts::of_run(run)), missing_reason(t));
     }

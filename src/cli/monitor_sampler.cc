@@ -22,6 +22,11 @@ class MonitorSampler : public WindowSampler {
   void sample(uint64_t at_ns, bool warmup) override {
     for (auto& m : monitors_) m->sample(at_ns, warmup);
   }
+  std::vector<MonitorSeries> snapshot() const override {
+    std::vector<MonitorSeries> out;
+    for (const auto& m : monitors_) out.push_back(m->series());
+    return out;
+  }
   std::vector<MonitorSeries> finish(uint64_t at_ns, bool warmup, bool sample_last) override {
     std::vector<MonitorSeries> out;
     for (auto& m : monitors_) {

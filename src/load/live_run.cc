@@ -103,6 +103,11 @@ bool LiveRun::poll(const TickFn& tick) {
   return false;
 }
 
+std::vector<MonitorSeries> LiveRun::monitors() const {
+  if (next_sample_ns_ == 0) return {};
+  return plan_.options.sampler->snapshot();
+}
+
 void LiveRun::retarget(double level) {
   for (const auto& w : workers_) w->retarget(level);
 }

@@ -50,6 +50,8 @@ class LiveRun {
   // The time series merged so far (needs --interval); the last windows may still lack workers.
   const std::vector<WindowStats>& intervals() const { return windows_.intervals(); }
   const RunPlan& plan() const { return plan_; }
+  // --monitor: the series sampled so far (a copy; empty without monitors).
+  std::vector<MonitorSeries> monitors() const;
 
   // The merge and annotate steps, once poll() returned true. With a script, *script_out receives
   // its states (the front-end calls done() after its report).

@@ -19,6 +19,8 @@ class WindowSampler {
   virtual void begin() = 0;
   // A window ends at at_ns (since the load's start); `warmup`: the window that ends was warm-up.
   virtual void sample(uint64_t at_ns, bool warmup) = 0;
+  // The series so far (hail search judges each probe's share while the run goes on).
+  virtual std::vector<MonitorSeries> snapshot() const = 0;
   // The run ended at at_ns: the last window is sampled (unless `sample_last` is false: a stub of
   // a few ms after the last boundary, whose CPU ticks would read as 0%), the series handed over.
   virtual std::vector<MonitorSeries> finish(uint64_t at_ns, bool warmup, bool sample_last) = 0;

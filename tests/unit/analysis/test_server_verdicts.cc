@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "analysis/probe_verdict.h"
 #include "analysis/server_verdicts.h"
 #include "analysis/slo_eval.h"
 #include "analysis/slo_expr.h"
@@ -130,6 +131,31 @@ TEST(ServerVerdicts, Thresholds) {
                           "server.cpu<90% over 10s", "server.cpu{tag=a}<90%"}) {
     EXPECT_FALSE(parse_slo(bad)) << bad;
   }
+}
+
+}  // namespace
+}  // namespace hail
+
+namespace hail {
+namespace {
+
+// hail search: a probe is judged on the monitor rows sampled at its own windows' ends.
+TEST(ServerVerdicts, SearchProbeUsesItsOwnRows) {
+  RunResult r = run_with(10, 50, kMiB, 0, 0);
+  // Windows 5..9 are the probe; the server was busier then.
+  for (size_t i = 5; i < 10; ++i) r.monitors[0].windows[i].values[0] = 95;
+  auto cpu = parse_slo("server.cpu<90%");
+  ASSERT_TRUE(cpu);
+  EXPECT_TRUE(check_searchable(cpu.value()));
+  const std::span<const WindowStats> early(r.intervals.data() + 1, 4);
+  const std::span<const WindowStats> late(r.intervals.data() + 5, 5);
+  EXPECT_EQ(judge_probe({cpu.value()}, early, {}, r.monitors).judgement, Judgement::kPass);
+  const ProbeJudgementResult busy = judge_probe({cpu.value()}, late, {}, r.monitors);
+  EXPECT_EQ(busy.judgement, Judgement::kFail);
+  EXPECT_EQ(busy.reason, "server.cpu<90%: 95.0%");
+  // Without monitors: no samples, a failure (not a silent pass).
+  EXPECT_EQ(judge_probe({cpu.value()}, late).judgement, Judgement::kFail);
+  EXPECT_FALSE(check_searchable(parse_slo("ttfb.p(99)<1ms").value()));
 }
 
 }  // namespace
