@@ -105,15 +105,16 @@ std::optional<DriftVerdict> judge_p99(const RunResult& run) {
   if (!verdict) return std::nullopt;
   DriftVerdict& v = *verdict;
   const DriftFit* fit = &v.fit;
-  v.drifted = fit->significant;
+  // The line's ends can be anything when p99 only wanders (even below 0): the mean says more.
+  double mean = 0;
+  for (const DriftPoint& p : points) mean += p.value / static_cast<double>(points.size());
+  v.drifted = fit->significant &&
+              std::fabs(fit->last_fitted - fit->first_fitted) >= kP99DriftFloorShare * mean;
   if (v.drifted) {
     v.text = string_printf("p99 %s from %s to %s over %.0f s, r² %.2f",
                            fit->slope_per_s > 0 ? "rose" : "fell", ms(fit->first_fitted).c_str(),
                            ms(fit->last_fitted).c_str(), fit->span_s, fit->r2);
   } else {
-    // The line's ends can be anything when p99 only wanders (even below 0): the mean says more.
-    double mean = 0;
-    for (const DriftPoint& p : points) mean += p.value / static_cast<double>(points.size());
     v.text = string_printf(
         "p99 was flat (%s on average over %zu windows, r² %.2f); it could have risen up to %s "
         "over the run unnoticed",

@@ -22,6 +22,9 @@ inline constexpr double kServerBusyCorePct = 90.0;
 // measured phase: allocators and caches settle by a few pages, which no one calls a leak.
 inline constexpr double kRssGrowthFloorBytes = 1024.0 * 1024.0;
 inline constexpr double kRssGrowthFloorShare = 0.01;
+// p99 drift is reported only when significant and the fitted change over the measured phase is at
+// least this share of the mean p99: a p99 that moves by a few percent is within any SLO's margin.
+inline constexpr double kP99DriftFloorShare = 0.10;
 
 // Summary of one process monitor over the measured (non-warm-up) windows that have values.
 struct ProcessSummary {

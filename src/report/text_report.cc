@@ -266,7 +266,6 @@ std::string render_text_report(const RunResult& r, std::string_view hail_version
   if (!r.monitors.empty()) {
     out.push_back('\n');
     out += render_monitors_text(r);
-    out.pop_back();  // the report ends with its last line
   }
   if (!r.slo.empty()) {
     out.push_back('\n');
