@@ -72,7 +72,8 @@ uint64_t LiveRun::sleep_ns() const {
 void LiveRun::sample_due(uint64_t now_ns) {
   if (next_sample_ns_ == 0 || now_ns < next_sample_ns_) return;
   const RunOptions& options = plan_.options;
-  options.sampler->sample(now_ns - plan_.start_ns, now_ns <= plan_.measure_start_ns);
+  // Warm-up by the boundary it closes, not by when the poll came (a few ms after it).
+  options.sampler->sample(now_ns - plan_.start_ns, next_sample_ns_ <= plan_.measure_start_ns);
   last_sample_ns_ = now_ns;
   next_sample_ns_ =
       next_interval_boundary(now_ns, plan_.start_ns, plan_.measure_start_ns, options.interval_ns);
