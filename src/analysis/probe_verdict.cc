@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "analysis/server_verdicts.h"
 #include "analysis/slo_eval.h"
+#include "analysis/slo_names.h"
 #include "core/strings.h"
 
 namespace hail {
@@ -130,7 +132,7 @@ Status check_searchable(const SloThreshold& t) {
                       ": hail search judges each probe from its time series, which has no "
                       "per-tag windows");
   }
-  if (!slo_metric_in_windows(t.metric)) {
+  if (!slo_metric_in_windows(t.metric) && !slo_names::is_server_metric(t.metric)) {
     return make_error(quote(t.text) + ": " + t.metric_label() +
                       " has no per-window data; hail search judges latency, service, lag, "
                       "error_rate, rps and the error counts");
@@ -164,8 +166,8 @@ std::string too_few_samples(const SloThreshold& t, std::span<const WindowStats> 
 }  // namespace
 
 ProbeJudgementResult judge_probe(const std::vector<SloThreshold>& thresholds,
-                                 std::span<const WindowStats> windows,
-                                 const JudgeOptions& options) {
+                                 std::span<const WindowStats> windows, const JudgeOptions& options,
+                                 std::span<const MonitorSeries> monitors) {
   ProbeJudgementResult r;
   fill_stats(windows, r);
   uint64_t outcomes = 0;
@@ -182,6 +184,8 @@ ProbeJudgementResult judge_probe(const std::vector<SloThreshold>& thresholds,
   SloEvaluator evaluator(thresholds, windows.front().start_ns);
   for (const WindowStats& w : windows) evaluator.add_window(w);
   const SloReport point = evaluator.finish(totals);
+  RunResult server_side;  // server.*: the monitors' rows of this probe only
+  server_side.monitors = monitors_during(monitors, windows);
 
   Judgement overall = Judgement::kPass;
   std::string fail_reason;
@@ -193,7 +197,11 @@ ProbeJudgementResult judge_probe(const std::vector<SloThreshold>& thresholds,
         check.value ? format_slo_value(t, *check.value) : std::string("no samples");
     Judgement j = check.ok ? Judgement::kPass : Judgement::kFail;
     std::string why = t.text + ": " + value;
-    if (auto p = proportion_judgement(t, windows, options)) {
+    if (slo_names::is_server_metric(t.metric)) {
+      const std::optional<double> v = server_metric(t.metric, server_side);
+      j = (v ? slo_holds(t.op, *v, t.limit) : t.optional) ? Judgement::kPass : Judgement::kFail;
+      why = t.text + ": " + (v ? format_slo_value(t, *v) : std::string("no server samples"));
+    } else if (auto p = proportion_judgement(t, windows, options)) {
       j = p->judgement;
       if (j == Judgement::kInconclusive) {
         why += string_printf(" (%.3g%% over the limit, %.3g%%..%.3g%% at %.0f%% confidence)",

@@ -11,12 +11,14 @@
 #include "analysis/search_controller.h"
 #include "analysis/slo_expr.h"
 #include "core/result.h"
+#include "stats/monitor_series.h"
 #include "stats/time_series.h"
 
 namespace hail {
 
 // Whether a search can judge this threshold probe by probe: it needs per-window data (latency,
-// service, lag and the scalars; not ttfb, connect, tls or per-tag thresholds). The error is one
+// service, lag, the scalars, and the server.* metrics of --monitor; not ttfb, connect, tls or
+// per-tag thresholds). The error is one
 // line naming the threshold.
 Status check_searchable(const SloThreshold& threshold);
 
@@ -25,7 +27,7 @@ struct ProbeJudgementResult {
   // The first failing threshold, else the first inconclusive one: `p(99)<10ms: 12.31ms`, with
   // the confidence interval's reach for an inconclusive one. Empty on a pass.
   std::string reason;
-  ProbeStats stats;        // hail_cpu is the driver's to fill
+  ProbeStats stats;           // hail_cpu is the driver's to fill
   double achieved_per_s = 0;  // completed responses per second over the windows
   double outcomes_per_s = 0;  // completed + failed requests per second (what hail got sent out)
 };
@@ -40,9 +42,13 @@ struct ProbeJudgementResult {
 // - rps: the windows' rates, their mean's confidence interval against the limit;
 // - the rest (avg, min, max, counts, `over`/`for`, other operators): the value over the windows,
 //   which decides alone (an extreme or a count is an observation, not an estimate).
+// - server.* (--monitor): the monitors' rows sampled at the ends of the probe's windows
+//   (monitors_during), their value (server_verdicts.h) decides alone; none: fails (or passes when
+//   optional).
 // No window, or windows without a single outcome: inconclusive.
 ProbeJudgementResult judge_probe(const std::vector<SloThreshold>& thresholds,
                                  std::span<const WindowStats> windows,
-                                 const JudgeOptions& options = {});
+                                 const JudgeOptions& options = {},
+                                 std::span<const MonitorSeries> monitors = {});
 
 }  // namespace hail

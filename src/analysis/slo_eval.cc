@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "analysis/server_verdicts.h"
+#include "analysis/slo_names.h"
 #include "core/strings.h"
 
 namespace hail {
@@ -132,6 +134,13 @@ std::string missing_reason(const SloThreshold& t) {
       return "no request was attempted";
     case SloMetric::kRps:
       return "no measured time";
+    case SloMetric::kServerCpu:
+    case SloMetric::kServerCpuMax:
+    case SloMetric::kServerRss:
+    case SloMetric::kServerRssGrowth:
+    case SloMetric::kServerFds:
+      return "no server samples (give --monitor pid:N or name:NAME; rss_growth needs 3 measured "
+             "windows)";
     default:
       return "no samples";
   }
@@ -419,6 +428,8 @@ SloReport SloEvaluator::finish(const RunResult& run) const {
       }
     } else if (t.is_distribution()) {
       c = whole_run_check(i, stat_value(t, *run_histogram(t.metric, run)), missing_reason(t));
+    } else if (slo_names::is_server_metric(t.metric)) {
+      c = whole_run_check(i, server_metric(t.metric, run), missing_reason(t));
     } else {
       c = whole_run_check(i, scalar_value(t, SloCounts::of_run(run)), missing_reason(t));
     }

@@ -410,6 +410,17 @@ class Parser {
       return ok_status();
     }
     switch (t.metric) {
+      case SloMetric::kServerCpu:
+      case SloMetric::kServerCpuMax:
+        if (!unit.empty() && unit != "%") {
+          return fail("unknown unit " + quote(unit) + ": " + metric_name(t.metric) +
+                      " is a percentage of one core (90% or 90)");
+        }
+        t.limit = number;
+        return ok_status();
+      case SloMetric::kServerRss:
+      case SloMetric::kServerRssGrowth:
+        return parse_bytes(word, number, unit, t);
       case SloMetric::kErrorRate:
         if (unit == "%") {
           if (number > 100) return fail("error_rate " + quote(word) + " is above 100%");
@@ -444,7 +455,39 @@ class Parser {
     }
   }
 
+  // server.rss (bytes) and server.rss_growth (bytes per hour): powers of 1024 either way.
+  Status parse_bytes(std::string_view word, double number, std::string_view unit,
+                     SloThreshold& t) const {
+    if (t.metric == SloMetric::kServerRssGrowth) {
+      if (unit.ends_with("/h")) {
+        unit.remove_suffix(2);
+      } else if (!unit.empty() && unit.find('/') != std::string_view::npos) {
+        return fail("server.rss_growth is per hour: " + quote(word) + " (write 10MiB/h)");
+      }
+    }
+    double scale = 0;
+    if (unit.empty() || unit == "B") {
+      scale = 1;
+    } else if (ascii::iequals(unit, "KiB") || ascii::iequals(unit, "KB") || unit == "k") {
+      scale = 1024.0;
+    } else if (ascii::iequals(unit, "MiB") || ascii::iequals(unit, "MB") || unit == "M") {
+      scale = 1024.0 * 1024;
+    } else if (ascii::iequals(unit, "GiB") || ascii::iequals(unit, "GB") || unit == "G") {
+      scale = 1024.0 * 1024 * 1024;
+    } else {
+      return fail("unknown unit " + quote(unit) + ": " + metric_name(t.metric) +
+                  " takes B, KiB, MiB or GiB" +
+                  (t.metric == SloMetric::kServerRssGrowth ? " per hour (10MiB/h)" : ""));
+    }
+    t.limit = number * scale;
+    return ok_status();
+  }
+
   Status check_combination(const SloThreshold& t) const {
+    if (slo_names::is_server_metric(t.metric) && !t.tag.empty()) {
+      return fail(std::string(metric_name(t.metric)) +
+                  " is the server's (--monitor), not a tag's: drop the filter");
+    }
     if (!t.tag.empty()) {
       if (t.is_distribution() && t.metric != SloMetric::kLatency) {
         return fail(std::string("per-tag thresholds have latency but not ") +

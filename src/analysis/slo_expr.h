@@ -14,6 +14,7 @@
 //                 http_req_tls_handshaking (tls)
 //   statistic  := p(N) | pN | med | avg | min | max          N in 0..100; med is p(50)
 //   scalar     := error_rate | rps | requests | errors | errors.CLASS | timeouts | status_errors
+//                 | server.cpu | server.cpu_max | server.rss | server.rss_growth | server.fds
 //                 CLASS: connect read write timeout parse stream status; timeouts is
 //                 errors.timeout, status_errors is errors.status. k6's names: http_req_failed: rate
 //                 (error_rate), http_reqs: rate (rps), http_reqs: count (requests)
@@ -21,7 +22,10 @@
 //   op         := < | <= | > | >= | == | === | !=
 //   value      := a duration for latency-like metrics: NUMBER [ns|us|ms|s|m|h], a bare number is
 //                 milliseconds (as in k6: `p(95)<500`); error_rate: a fraction or a percentage
-//                 (0.001, 0.1%); rps and counts: NUMBER with an optional k or M (x1000, x10^6)
+//                 (0.001, 0.1%); rps and counts: NUMBER with an optional k or M (x1000, x10^6);
+//                 server.cpu(_max): % of one core (90% or 90); server.rss: bytes with B, KiB, MiB,
+//                 GiB (or KB, MB, GB: also powers of 1024); server.rss_growth: the same per hour
+//                 (10MiB/h; /h may be left out)
 //   DURATION   := a duration with its unit (10s, 1m, 500ms); no bare numbers. A unit may stand
 //                 apart from its number, in values and durations alike: "10 ms", "over 10 s"
 //
@@ -53,6 +57,9 @@
 // - A threshold on a metric with no samples (no responses, a closed-loop run's service time, a tag
 //   that never ran) FAILS: a missing metric is not a pass (k6 passes it, k6 issue #4283). Written
 //   with "?" right before the operator (`service.p(99)?<5ms`), such a threshold passes instead.
+// - server.*: the first --monitor pid:N or name:NAME, over the measured windows (see
+//   analysis/server_verdicts.h); whole run only (no over/for, no tag). Without such a monitor the
+//   metric has no samples: the threshold fails (or passes with "?").
 // - Per-tag thresholds (`{tag=...}`) take latency, error_rate, rps, requests and errors, over the
 //   whole run only: the time series has no per-tag windows. ttfb, connect and tls have no
 //   per-window data either, so `over` and `for` take latency, service, lag and the scalars.
@@ -78,6 +85,12 @@ enum class SloMetric : uint8_t {
   kRps,        // completed responses per second
   kRequests,   // completed responses
   kErrors,     // a count: SloThreshold::errors says which
+  // The server's side (--monitor pid:/name:, the first one), whole run only.
+  kServerCpu,        // mean CPU over the measured windows, % of one core
+  kServerCpuMax,     // the busiest window's CPU, % of one core
+  kServerRss,        // the largest RSS of a measured window, bytes
+  kServerRssGrowth,  // the fitted RSS slope (analysis/drift.h), bytes per hour
+  kServerFds,        // the most open descriptors in a measured window
 };
 
 enum class SloStat : uint8_t { kNone, kPercentile, kAvg, kMin, kMax };

@@ -34,6 +34,16 @@ const char* metric_name(SloMetric m) {
       return "requests";
     case SloMetric::kErrors:
       return "errors";
+    case SloMetric::kServerCpu:
+      return "server.cpu";
+    case SloMetric::kServerCpuMax:
+      return "server.cpu_max";
+    case SloMetric::kServerRss:
+      return "server.rss";
+    case SloMetric::kServerRssGrowth:
+      return "server.rss_growth";
+    case SloMetric::kServerFds:
+      return "server.fds";
   }
   return "?";
 }
@@ -126,7 +136,7 @@ bool slo_metric_in_windows(SloMetric metric) {
     case SloMetric::kTls:
       return false;
     default:
-      return true;
+      return !slo_names::is_server_metric(metric);
   }
 }
 
@@ -137,6 +147,13 @@ std::string format_slo_value(const SloThreshold& threshold, double value) {
       return string_printf("%.3g%%", value * 100);
     case SloMetric::kRps:
       return string_printf("%.1f req/s", value);
+    case SloMetric::kServerCpu:
+    case SloMetric::kServerCpuMax:
+      return string_printf("%.1f%%", value);
+    case SloMetric::kServerRss:
+      return string_printf("%.1f MiB", value / (1024.0 * 1024.0));
+    case SloMetric::kServerRssGrowth:
+      return string_printf("%.2f MiB/h", value / (1024.0 * 1024.0));
     default:
       return string_printf("%.0f", value);
   }

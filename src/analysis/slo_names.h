@@ -12,7 +12,8 @@ namespace hail::slo_names {
 
 inline constexpr std::string_view kKnownMetrics =
     "latency, service, ttfb, connect, lag, tls, error_rate, rps, requests, errors, errors.CLASS, "
-    "timeouts, status_errors";
+    "timeouts, status_errors, server.cpu, server.cpu_max, server.rss, server.rss_growth, "
+    "server.fds";
 
 struct NamedMetric {
   std::string_view name;
@@ -40,7 +41,7 @@ struct NamedScalar {
   SloErrors errors;
 };
 
-inline constexpr std::array<NamedScalar, 14> kScalars = {{
+inline constexpr std::array<NamedScalar, 19> kScalars = {{
     {"error_rate", SloMetric::kErrorRate, SloErrors::kAll},
     {"rps", SloMetric::kRps, SloErrors::kAll},
     {"requests", SloMetric::kRequests, SloErrors::kAll},
@@ -55,7 +56,17 @@ inline constexpr std::array<NamedScalar, 14> kScalars = {{
     {"errors.stream", SloMetric::kErrors, SloErrors::kStream},
     {"errors.status", SloMetric::kErrors, SloErrors::kStatus},
     {"errors.all", SloMetric::kErrors, SloErrors::kAll},
+    {"server.cpu", SloMetric::kServerCpu, SloErrors::kAll},
+    {"server.cpu_max", SloMetric::kServerCpuMax, SloErrors::kAll},
+    {"server.rss", SloMetric::kServerRss, SloErrors::kAll},
+    {"server.rss_growth", SloMetric::kServerRssGrowth, SloErrors::kAll},
+    {"server.fds", SloMetric::kServerFds, SloErrors::kAll},
 }};
+
+// The server.* metrics (whole run only, from --monitor).
+inline bool is_server_metric(SloMetric m) {
+  return m >= SloMetric::kServerCpu;
+}
 
 // hail's canonical name: "latency", "error_rate", ...
 const char* metric_name(SloMetric metric);

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "cli/monitor_sampler.h"
 #include "cli/native_table.h"
 #include "core/url.h"
 #include "load/url_mix.h"
@@ -76,9 +77,18 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   // Thresholds judged over windows (over, for, first breaches, --slo-abort) need the series.
   s.given.keep_series = s.interval_given || !cmd.timeseries_path.empty() ||
                         !cmd.json_path.empty() || !cmd.html_path.empty() ||
-                        !cmd.verdict.slo.empty();
+                        !cmd.verdict.slo.empty() || !s.monitors.empty();
   if (Status st = check_verdict_flags(cmd.verdict); !st) return st.error();
   if (Status st = validate(cmd.run, s.given); !st) return st.error();
+  if (!s.monitor_metrics.empty() && s.monitors.empty()) {
+    return make_error("--monitor-metric needs a --monitor prom:URL");
+  }
+  if (!s.monitors.empty()) {
+    // Checked now: a pid that does not exist refuses the run before any load is sent.
+    auto sampler = make_monitor_sampler(s.monitors, s.monitor_metrics, s.given.interval_ns);
+    if (!sampler) return sampler.error();
+    cmd.run.sampler = std::move(sampler.value());
+  }
   return cmd;
 }
 

@@ -305,6 +305,17 @@ Status set_interval(NativeState& s, const ParsedFlag& f) {
   return ok_status();
 }
 
+Status add_monitor(NativeState& s, const ParsedFlag& f) {
+  s.monitors.push_back(f.value);
+  return ok_status();
+}
+
+Status add_monitor_metric(NativeState& s, const ParsedFlag& f) {
+  if (f.value.empty()) return make_error("--monitor-metric needs a Prometheus metric name");
+  s.monitor_metrics.push_back(f.value);
+  return ok_status();
+}
+
 // Switches: each sets one field of the command, its RunOptions, its request or its TLS settings.
 template <auto kField, auto kValue>
 Status set_command(NativeState& s, const ParsedFlag&) {
@@ -439,6 +450,12 @@ constexpr NativeFlag kFlags[] = {
      "per-interval samples as CSV (.csv) or JSON Lines (.jsonl)"},
     {"", "interval", "T", set_interval,
      "time-series interval (default 1s, at least 10ms); the series is also\nin --json"},
+    {"", "monitor", "SOURCE", add_monitor,
+     "sample the server's side once per --interval (repeatable): pid:N,\nname:NAME (all its "
+     "processes), host, prom:URL (see README)"},
+    {"", "monitor-metric", "NAME", add_monitor_metric,
+     "a series prom: monitors keep (repeatable; default: node_exporter's\nCPU, memory and "
+     "network)"},
     {"", "hlog", "FILE", set_hlog,
      "HdrHistogram interval log (format 1.3) of the measured intervals:\nlatency (with -R also "
      "service and lag) per --interval, in ns"},

@@ -4,6 +4,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 #include "cli/flag_table.h"
 #include "cli/native_flags.h"
@@ -19,6 +20,8 @@ struct NativeState {
   std::string urls_path;
   bool mix_given = false;
   bool interval_given = false;
+  std::vector<std::string> monitors;         // --monitor values, checked once every flag is read
+  std::vector<std::string> monitor_metrics;  // --monitor-metric
 };
 
 using NativeFlag = FlagDef<NativeState, Status>;

@@ -275,7 +275,7 @@ Result<RunResult> run_judged(const RunOptions& options, const OutputOptions& out
         (*live)->stop();
       }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::nanoseconds((*live)->sleep_ns()));
   }
   RunResult result = (*live)->finish(script);
   result.slo = output.slo;

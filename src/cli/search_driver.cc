@@ -128,7 +128,8 @@ Result<ProbeOutcome> Driver::estimate(const Probe& p) {
   if (!live) return live.error();
   // Returns only once the run ended, or on a stop request: then stop it and let it end.
   if (!wait_until(**live, [] { return false; }) && interrupted_) (*live)->stop();
-  while (!(*live)->poll([](const RunProgress&) { return false; })) std::this_thread::sleep_for(kTick);
+  while (!(*live)->poll([](const RunProgress&) { return false; }))
+    std::this_thread::sleep_for(kTick);
   const RunResult r = (*live)->finish();
   if (r.counters.connections_opened == 0 && r.counters.completed == 0) {
     return make_error("could not connect to " + o.url.authority());
@@ -203,8 +204,8 @@ Result<ProbeOutcome> Driver::probe(const Probe& p) {
     if (settle_end % interval == 0) level_first_ = settle_end / interval;
     level_end_ = level_first_ + measure_windows;
   }
-  const size_t measure_from = p.kind == ProbeKind::kExtend ? level_end_ - measure_windows
-                                                           : level_first_;
+  const size_t measure_from =
+      p.kind == ProbeKind::kExtend ? level_end_ - measure_windows : level_first_;
   uint64_t cpu0 = 0;
   uint64_t wall0 = 0;
   auto started_measuring = [&] {
@@ -213,14 +214,13 @@ Result<ProbeOutcome> Driver::probe(const Probe& p) {
     wall0 = wall_ns();
     return true;
   };
-  if (!wait_until(*live_, started_measuring) ||
-      !wait_until(*live_, [&] {
+  if (!wait_until(*live_, started_measuring) || !wait_until(*live_, [&] {
         if (hooks_.on_tick) {
           const double left_s =
               static_cast<double>((level_end_ - std::min(level_end_, whole_windows())) * interval) /
               1e9;
-          hooks_.on_tick(string_printf("%s %.1f: %.0fs left", probe_kind_name(p.kind), p.target,
-                                       left_s));
+          hooks_.on_tick(
+              string_printf("%s %.1f: %.0fs left", probe_kind_name(p.kind), p.target, left_s));
         }
         return whole_windows() >= level_end_;
       })) {
@@ -232,7 +232,8 @@ Result<ProbeOutcome> Driver::probe(const Probe& p) {
   const uint64_t measured_wall_ns = std::max<uint64_t>(1, wall_ns() - wall0);
   const std::vector<WindowStats>& all = live_->intervals();
   const std::span<const WindowStats> windows(all.data() + level_first_, level_end_ - level_first_);
-  const ProbeJudgementResult judged = judge_probe(plan_.thresholds, windows);
+  const std::vector<MonitorSeries> monitors = live_->monitors();
+  const ProbeJudgementResult judged = judge_probe(plan_.thresholds, windows, {}, monitors);
 
   ProbeOutcome out;
   out.achieved = judged.achieved_per_s;
@@ -280,9 +281,7 @@ Result<SearchRunResult> run_search(const SearchPlan& plan, const SearchHooks& ho
   SearchHooks with_bracket = hooks;
   std::string bracket;
   if (hooks.on_tick) {
-    with_bracket.on_tick = [&](const std::string& line) {
-      hooks.on_tick(line + bracket);
-    };
+    with_bracket.on_tick = [&](const std::string& line) { hooks.on_tick(line + bracket); };
   }
   Driver driver(plan, with_bracket);
   SearchRunResult out;
@@ -305,7 +304,7 @@ Result<SearchRunResult> run_search(const SearchPlan& plan, const SearchHooks& ho
     if (hooks.on_probe && !so_far.probes.empty()) {
       hooks.on_probe(so_far.probes.back(), so_far.probes.size());
     }
-    bracket = so_far.upper > 0 ? string_printf(", bracket [%g, %g)", so_far.lower, so_far.upper)
+    bracket = so_far.upper > 0   ? string_printf(", bracket [%g, %g)", so_far.lower, so_far.upper)
               : so_far.lower > 0 ? string_printf(", passing up to %g", so_far.lower)
                                  : std::string();
   }

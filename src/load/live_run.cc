@@ -6,6 +6,7 @@
 #include "load/collector.h"
 #include "load/run_notes.h"
 #include "load/script_run.h"
+#include "load/window_sampler.h"
 #include "load/worker.h"
 
 namespace hail {
@@ -29,6 +30,12 @@ Result<std::unique_ptr<LiveRun>> LiveRun::start(const RunOptions& options) {
   if (!made) return made.error();
   run->workers_ = std::move(made.value());
   run->windows_ = WindowMerger(plan.start_ns);
+  if (options.sampler && options.interval_ns > 0) {
+    options.sampler->begin();
+    run->last_sample_ns_ = plan.start_ns;
+    run->next_sample_ns_ = next_interval_boundary(plan.start_ns, plan.start_ns,
+                                                  plan.measure_start_ns, options.interval_ns);
+  }
   run->threads_.reserve(run->workers_.size());
   for (auto& w : run->workers_) run->threads_.emplace_back([wp = w.get()] { wp->run(); });
   return run;
@@ -53,8 +60,28 @@ RunProgress LiveRun::progress() const {
   return p;
 }
 
+uint64_t LiveRun::sleep_ns() const {
+  constexpr uint64_t kTickNs = 50 * kNsPerMs;
+  if (next_sample_ns_ == 0) return kTickNs;
+  const uint64_t now = mono_now_ns();
+  return next_sample_ns_ <= now ? 0 : std::min(kTickNs, next_sample_ns_ - now);
+}
+
+// The windows the sampler closes are the workers' (next_interval_boundary); a late poll samples
+// once, at its own time, and skips the boundaries it missed (rates are per actual second).
+void LiveRun::sample_due(uint64_t now_ns) {
+  if (next_sample_ns_ == 0 || now_ns < next_sample_ns_) return;
+  const RunOptions& options = plan_.options;
+  // Warm-up by the boundary it closes, not by when the poll came (a few ms after it).
+  options.sampler->sample(now_ns - plan_.start_ns, next_sample_ns_ <= plan_.measure_start_ns);
+  last_sample_ns_ = now_ns;
+  next_sample_ns_ =
+      next_interval_boundary(now_ns, plan_.start_ns, plan_.measure_start_ns, options.interval_ns);
+}
+
 bool LiveRun::poll(const TickFn& tick) {
   if (done_) return true;
+  sample_due(mono_now_ns());
   bool all_done = true;
   for (const auto& w : workers_)
     all_done = all_done && w->progress().done.load(std::memory_order_acquire);
@@ -77,6 +104,11 @@ bool LiveRun::poll(const TickFn& tick) {
   return false;
 }
 
+std::vector<MonitorSeries> LiveRun::monitors() const {
+  if (next_sample_ns_ == 0) return {};
+  return plan_.options.sampler->snapshot();
+}
+
 void LiveRun::retarget(double level) {
   for (const auto& w : workers_) w->retarget(level);
 }
@@ -96,6 +128,15 @@ RunResult LiveRun::finish(std::unique_ptr<ScriptRun>* script_out) {
   RunResult result = merge_workers(plan_, workers_, windows_);
   result.interrupted = interrupted_;
   const RunOptions& options = plan_.options;
+  if (next_sample_ns_ != 0) {
+    const uint64_t now = mono_now_ns();
+    // A last window under half an interval is left out: a few ms read as 0% CPU (whole ticks).
+    const bool stub =
+        last_sample_ns_ != plan_.start_ns && now - last_sample_ns_ < options.interval_ns / 2;
+    result.monitors =
+        options.sampler->finish(now - plan_.start_ns, now <= plan_.measure_start_ns, !stub);
+    next_sample_ns_ = 0;
+  }
   const RunClock clock{plan_.start_ns, plan_.start_unix_ns};
   for (const auto& factory : options.collectors) factory->finish(clock);
   // Annotate.

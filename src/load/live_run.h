@@ -41,11 +41,17 @@ class LiveRun {
   // Ends the run now (as SIGINT does, but not marked interrupted).
   void stop();
 
+  // How long the supervisor may sleep before its next poll(): a tick, or less when a monitor
+  // sample is due sooner (samples land on the windows' boundaries, not up to a tick late).
+  uint64_t sleep_ns() const;
+
   RunProgress progress() const;
   uint32_t workers() const { return static_cast<uint32_t>(workers_.size()); }
   // The time series merged so far (needs --interval); the last windows may still lack workers.
   const std::vector<WindowStats>& intervals() const { return windows_.intervals(); }
   const RunPlan& plan() const { return plan_; }
+  // --monitor: the series sampled so far (a copy; empty without monitors).
+  std::vector<MonitorSeries> monitors() const;
 
   // The merge and annotate steps, once poll() returned true. With a script, *script_out receives
   // its states (the front-end calls done() after its report).
@@ -54,6 +60,7 @@ class LiveRun {
  private:
   LiveRun() = default;
   void join();
+  void sample_due(uint64_t now_ns);
 
   RunPlan plan_;
   std::unique_ptr<ScriptRun> script_;
@@ -63,6 +70,8 @@ class LiveRun {
   bool interrupted_ = false;
   bool script_failed_ = false;
   bool done_ = false;
+  uint64_t next_sample_ns_ = 0;  // monotonic; 0: no sampler
+  uint64_t last_sample_ns_ = 0;
 };
 
 }  // namespace hail

@@ -19,6 +19,7 @@ namespace hail {
 
 class CollectorFactory;
 class LoadModel;
+class WindowSampler;
 
 struct RunOptions {
   Url url;
@@ -54,6 +55,9 @@ struct RunOptions {
   bool coalesce_wakeups = true;
   // Time series: one window per interval_ns (0: no series is kept).
   uint64_t interval_ns = 0;
+  // --monitor: sampled once per window on the supervising thread (load/window_sampler.h); needs
+  // interval_ns. Null: nothing is sampled.
+  std::shared_ptr<WindowSampler> sampler;
 
   // Protocols.
   HttpProtocol protocol = HttpProtocol::kAuto;

@@ -19,7 +19,6 @@
 namespace hail {
 
 namespace {
-constexpr uint64_t kTickNs = 50 * kNsPerMs;
 
 // What worker i sends: a --urls mix, a script's requests, or the one request.
 void assign_requests(const RunPlan& plan, ScriptRun* script, uint32_t i, WorkerSetup& setup) {
@@ -193,7 +192,8 @@ Result<RunResult> run_load(const RunOptions& options, const TickFn& tick,
                            std::unique_ptr<ScriptRun>* script_out) {
   auto live = LiveRun::start(options);
   if (!live) return live.error();
-  while (!(*live)->poll(tick)) std::this_thread::sleep_for(std::chrono::nanoseconds(kTickNs));
+  while (!(*live)->poll(tick))
+    std::this_thread::sleep_for(std::chrono::nanoseconds((*live)->sleep_ns()));
   return (*live)->finish(script_out);
 }
 

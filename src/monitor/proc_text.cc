@@ -228,4 +228,18 @@ std::optional<uint64_t> count_time_wait(std::string_view text) {
   return n;
 }
 
+std::optional<uint64_t> parse_sockstat_time_wait(std::string_view text) {
+  std::optional<uint64_t> out;
+  for_lines(text, [&](std::string_view line) {
+    if (!line.starts_with("TCP:")) return true;
+    const std::vector<std::string_view> w = words(line.substr(4));
+    for (size_t i = 0; i + 1 < w.size(); i += 2) {
+      uint64_t v = 0;
+      if (w[i] == "tw" && number(w[i + 1], &v)) out = v;
+    }
+    return false;
+  });
+  return out;
+}
+
 }  // namespace hail

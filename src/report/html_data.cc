@@ -258,6 +258,36 @@ void write_series(Out& o, const RunResult& r) {
   o.close('}');
 }
 
+// --monitor: per process monitor, its CPU (% of one core) and RSS (MiB) at each sample's end;
+// the host's busy CPU (% of the machine). Charted as "Server resources"; absent without monitors.
+void write_resources(Out& o, const RunResult& r) {
+  if (r.monitors.empty()) return;
+  o.key("resources");
+  o.open('[');
+  for (const MonitorSeries& m : r.monitors) {
+    const int cpu = m.metric_index(m.kind == "host" ? "cpu_idle_pct" : "cpu_core_pct");
+    const int rss = m.metric_index("rss_bytes");
+    if (cpu < 0) continue;  // prom: its columns are the user's; in --json and --timeseries
+    std::vector<double> t, cpu_pct, rss_mib;
+    for (const MonitorWindow& w : m.windows) {
+      const double c = w.values[static_cast<size_t>(cpu)];
+      t.push_back(static_cast<double>(w.end_ns) / 1e9);
+      cpu_pct.push_back(!has_value(c) ? NAN : m.kind == "host" ? 100 - c : c);
+      if (rss >= 0) rss_mib.push_back(w.values[static_cast<size_t>(rss)] / (1024.0 * 1024.0));
+    }
+    o.open('{');
+    o.key("source");
+    o.string(m.source);
+    o.key("host");
+    o.boolean(m.kind == "host");
+    o.numbers("t", t);
+    o.numbers("cpu_pct", cpu_pct);
+    if (rss >= 0) o.numbers("rss_mib", rss_mib);
+    o.close('}');
+  }
+  o.close(']');
+}
+
 // The spectrum (HdrHistogram's view): percentiles at 1/(1-p) spaced evenly on a log axis, from
 // 0 % to 99.999 %, each as "the latency that p of the requests stayed under".
 std::vector<double> spectrum_levels() {
@@ -405,6 +435,7 @@ std::string render_html_data(const RunResult& r, const std::string& hail_version
   o.key("rate_mode");
   o.boolean(r.rate_mode());
   write_series(o, r);
+  write_resources(o, r);
   write_spectra(o, r);
   write_steps(o, r, verdicts);
   write_thresholds(o, html_thresholds(verdicts), &r);

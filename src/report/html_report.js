@@ -404,6 +404,42 @@ if (t.length > 0) {
       String(hm.counts.reduce((n, row) => n + row.filter((v) => v > 0).length, 0));
 }
 
+// --monitor: the server's CPU and RSS (and the host's busy CPU) at each window's end.
+const res = (data.resources || []).filter((m) => m.t.length > 0);
+if (res.length > 0) {
+  const t = res[0].t;
+  const series = [{label: 'seconds'}];
+  const cols = [t];
+  const at = (m, values) => t.map((x) => {
+    const i = m.t.indexOf(x);
+    return i < 0 || values[i] == null ? null : values[i];
+  });
+  res.forEach((m, i) => {
+    series.push(line(
+        m.source + (m.host ? ' CPU busy %' : ' CPU % of one core'),
+        palette[(2 * i) % palette.length], 'pct',
+        {value: (u, v) => v == null ? '-' : v.toFixed(1) + ' %'}));
+    cols.push(at(m, m.cpu_pct));
+    if (m.rss_mib) {
+      series.push(line(
+          m.source + ' RSS MiB', palette[(2 * i + 1) % palette.length], 'mib',
+          {dash: [5, 4], value: (u, v) => v == null ? '-' : v.toFixed(1) + ' MiB'}));
+      cols.push(at(m, m.rss_mib));
+    }
+  });
+  plot(
+      'chart-resources', 'Server resources (--monitor)',
+      'CPU (solid, %) and RSS (dashed, MiB) sampled at each window\'s end; gaps: not running', {
+        series: series,
+        scales: {x: {time: false}},
+        axes: [
+          timeAxis, {label: '%', scale: 'pct'},
+          {label: 'MiB', scale: 'mib', side: 1, grid: {show: false}}
+        ]
+      },
+      cols);
+}
+
 // Percentile spectrum, HdrHistogram's view: x = 1/(1-p) on a log axis.
 const sp = data.spectrum;
 if (sp.curves.length > 0) {

@@ -355,6 +355,47 @@ void read_settings(const JsonNode& doc, RunResult& r) {
 }
 
 // Measurements: counters, status codes, reasons, histograms, windows, tags.
+// "monitors" (--monitor): each source's columns, events and windows; a null value is kNoValue.
+std::vector<MonitorSeries> read_monitors(const JsonNode& list) {
+  std::vector<MonitorSeries> out;
+  for (size_t i = 0, n = list.array_size(); i < n; ++i) {
+    const JsonNode m = list.element(i);
+    MonitorSeries s;
+    s.source = m.string("source");
+    s.kind = m.string("kind");
+    const JsonNode metrics = m.at("metrics");
+    for (size_t k = 0, nk = metrics.array_size(); k < nk; ++k) {
+      s.metrics.push_back(metrics.element(k).string());
+    }
+    const JsonNode events = m.at("events");
+    for (size_t k = 0, nk = events.array_size(); k < nk; ++k) {
+      const JsonNode e = events.element(k);
+      s.events.push_back({e.u64("at_ns"), e.string("text")});
+    }
+    const JsonNode windows = m.at("windows");
+    for (size_t k = 0, nk = windows.array_size(); k < nk; ++k) {
+      const JsonNode w = windows.element(k);
+      MonitorWindow row;
+      row.start_ns = w.u64("start_ns");
+      row.end_ns = w.u64("end_ns");
+      row.warmup = w.boolean("warmup");
+      for (const std::string& metric : s.metrics) {
+        const JsonNode v = w.at(metric);
+        if (v.json().is_null()) {
+          row.values.push_back(kNoValue);
+        } else if (v.json().is_number()) {
+          row.values.push_back(v.json().get<double>());
+        } else {
+          v.fail("expected a number or null");
+        }
+      }
+      s.windows.push_back(std::move(row));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 void read_measurements(const JsonNode& doc, RunResult& r) {
   HistogramReader histograms;
   r.counters = read_counters(doc.at("counters"));
@@ -379,6 +420,8 @@ void read_measurements(const JsonNode& doc, RunResult& r) {
   }
   r.steps = read_windows(windows.at("steps"), histograms);
   if (std::optional<JsonNode> tags = doc.find("tags")) r.tags = read_tags(*tags, histograms);
+  if (std::optional<JsonNode> monitors = doc.find("monitors"))
+    r.monitors = read_monitors(*monitors);
 }
 
 Json parse(std::string_view text) {

@@ -4,6 +4,7 @@
 #include "report/json_exact.h"
 #include "report/json_machine.h"
 #include "report/json_writer.h"
+#include "report/monitor_report.h"
 #include "report/percentiles.h"
 #include "report/timeseries_writer.h"
 #include "report/verdict_report.h"
@@ -200,6 +201,7 @@ std::string render_json_document(const ResultDocument& doc) {
   for (const auto& note : r.notes) j.element(note);
   j.end_array();
   write_verdicts_json(j, r, judge_run(r));
+  write_monitors_json(j, r);
   if (r.interval_ns > 0) {
     // Last: the series can be long, and the summary above stays readable.
     j.value("interval_s", static_cast<double>(r.interval_ns) / 1e9);

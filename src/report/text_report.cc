@@ -7,6 +7,7 @@
 #include "core/strings.h"
 #include "core/units.h"
 #include "report/error_reason_text.h"
+#include "report/monitor_report.h"
 #include "report/percentiles.h"
 #include "report/verdict_report.h"
 
@@ -262,6 +263,10 @@ std::string render_text_report(const RunResult& r, std::string_view hail_version
          static_cast<unsigned long long>(r.naps), static_cast<double>(r.max_nap_ns) / 1e3);
   }
   for (const auto& note : r.notes) line(out, "  Note: %s", note.c_str());
+  if (!r.monitors.empty()) {
+    out.push_back('\n');
+    out += render_monitors_text(r);
+  }
   if (!r.slo.empty()) {
     out.push_back('\n');
     out += render_verdicts_text(r, judge_run(r));

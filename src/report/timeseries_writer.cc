@@ -5,6 +5,7 @@
 #include "core/ascii.h"
 #include "core/strings.h"
 #include "report/json_writer.h"
+#include "report/monitor_report.h"
 
 namespace hail {
 
@@ -52,7 +53,7 @@ double micros(uint64_t ns) {
 // The single definition of the row: every column, in order. Calls emit(key, field) for each; the
 // CSV header, CSV rows and JSON objects all come from here.
 template <class Emit>
-void for_each_field(const WindowStats& w, bool has_target, Emit&& emit) {
+void for_each_field(const RunResult& r, const WindowStats& w, bool has_target, Emit&& emit) {
   emit("t_start_s", decimal(seconds(w.start_ns)));
   emit("t_end_s", decimal(seconds(w.end_ns)));
   emit("warmup", flag(w.warmup));
@@ -71,6 +72,14 @@ void for_each_field(const WindowStats& w, bool has_target, Emit&& emit) {
   emit("latency_max_us", has_latency ? decimal(micros(w.max_ns)) : absent());
   emit("open_connections", count(w.open_connections));
   emit("target", has_target ? decimal(w.target_end) : absent());
+  // --monitor: the sample taken at this window's end, one column per source and metric.
+  for (const MonitorSeries& m : r.monitors) {
+    const MonitorWindow* row = monitor_window_at(m, w.end_ns, r.interval_ns);
+    for (size_t i = 0; i < m.metrics.size(); ++i) {
+      const bool known = row != nullptr && i < row->values.size() && has_value(row->values[i]);
+      emit(monitor_column(m, m.metrics[i]), known ? decimal(row->values[i]) : absent());
+    }
+  }
 }
 
 bool run_has_target(const RunResult& r) {
@@ -105,7 +114,7 @@ Result<TimeseriesFormat> timeseries_format_for_path(std::string_view path) {
 
 void write_interval_json(JsonWriter& j, const RunResult& result, const WindowStats& w) {
   j.begin_object();
-  for_each_field(w, run_has_target(result), [&j](std::string_view key, const Field& f) {
+  for_each_field(result, w, run_has_target(result), [&j](std::string_view key, const Field& f) {
     switch (f.kind) {
       case Field::Kind::kDecimal:
         j.value(key, f.decimal);
@@ -127,7 +136,7 @@ void write_interval_json(JsonWriter& j, const RunResult& result, const WindowSta
 std::string render_timeseries_csv(const RunResult& result) {
   std::string out;
   bool first = true;
-  for_each_field(WindowStats{}, true, [&](std::string_view key, const Field&) {
+  for_each_field(result, WindowStats{}, true, [&](std::string_view key, const Field&) {
     if (!first) out.push_back(',');
     first = false;
     out += key;
@@ -136,7 +145,7 @@ std::string render_timeseries_csv(const RunResult& result) {
   const bool has_target = run_has_target(result);
   for (const WindowStats& w : result.intervals) {
     first = true;
-    for_each_field(w, has_target, [&](std::string_view, const Field& f) {
+    for_each_field(result, w, has_target, [&](std::string_view, const Field& f) {
       if (!first) out.push_back(',');
       first = false;
       append_csv_cell(out, f);

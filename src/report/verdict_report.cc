@@ -90,6 +90,13 @@ const char* unit_of(const SloThreshold* t) {
       return "fraction";
     case SloMetric::kRps:
       return "req/s";
+    case SloMetric::kServerCpu:
+    case SloMetric::kServerCpuMax:
+      return "percent";
+    case SloMetric::kServerRss:
+      return "bytes";
+    case SloMetric::kServerRssGrowth:
+      return "bytes/h";
     default:
       return "count";
   }

@@ -92,6 +92,8 @@ void merge_into(RunResult& into, const RunResult& other) {
   if (into.script_error.empty()) into.script_error = other.script_error;
   if (into.slo.empty()) into.slo = other.slo;
   if (into.slo_abort.empty()) into.slo_abort = other.slo_abort;
+  // Each host's monitors watched its own machine: kept side by side, never added.
+  into.monitors.insert(into.monitors.end(), other.monitors.begin(), other.monitors.end());
   merge_tags(into.tags, other.tags);
   merge_machines(into.machines, other.machines);
 

@@ -14,6 +14,7 @@
 #include "stats/error_reasons.h"
 #include "stats/histogram.h"
 #include "stats/machine_info.h"
+#include "stats/monitor_series.h"
 #include "stats/recorder.h"
 #include "stats/tag_stats.h"
 #include "stats/time_series.h"
@@ -94,6 +95,9 @@ struct RunResult {
   bool ladder = false;           // the stages came from --ladder (all hold stages)
   const char* target_unit = "";  // "connections" (closed loop) or "req/s" (rate mode)
 
+  // --monitor: what was sampled on the server's side, one series per source (monitor_series.h).
+  std::vector<MonitorSeries> monitors;
+
   // A script hook failed during the run and stopped it: "file:line: message".
   std::string script_error;
 
@@ -151,6 +155,7 @@ struct RunResult {
   //   script_error, slo_abort, tls_version and tls_cipher are the first known; slo (the thresholds)
   //   too.
   // - machines: every distinct one of both, in first-seen order.
+  // - monitors are concatenated (each host's watched its own machine).
   // - notes are not merged: the runner writes them from the merged data.
   void merge(const RunResult& other);
 

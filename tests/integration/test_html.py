@@ -78,6 +78,15 @@ class HtmlReportTest(ServerTestCase):
         self.assertIn(platform.release(), info.group(1))
         self.assertNotIn('id="thresholds"', self.dom)  # no --slo: no table
 
+    def test_monitor_resources_chart(self):
+        path = os.path.join(self.dir, "monitor.html")
+        r = run_hail(["-q", "-c", "4", "-d", "1s", "--interval", "100ms", "--monitor",
+                      "pid:%d" % self.server.proc.pid, "--monitor", "host", "--html", path,
+                      self.server.url + "/delay/2"], timeout=60)
+        self.assertEqual(r.code, 0, describe(r))
+        charts = self.check_page(path, "monitor", ["chart-resources", "chart-latency"])
+        self.assertGreaterEqual(int(charts["chart-resources"]["points"]), 8)
+
     def test_ladder_with_thresholds(self):
         path = os.path.join(self.dir, "ladder.html")
         r = run_hail(["-q", "-c", "20", "--ladder", "1:3:10", "--step-duration", "1s", "--slo",

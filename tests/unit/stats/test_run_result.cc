@@ -113,13 +113,16 @@ RunResult full(uint64_t k) {
   const MachineInfo own{"Xeon", static_cast<uint32_t>(k), "Linux 5.10", "host" + std::to_string(k)};
   r.machines =
       k == 1 ? std::vector<MachineInfo>{own, shared} : std::vector<MachineInfo>{shared, own};
+  MonitorSeries monitor;
+  monitor.source = "pid:" + std::to_string(k);
+  r.monitors = {monitor};
   return r;
 }
 
 TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   // A field added to RunResult changes its size: give it a rule in merge() and a check here, then
   // update this figure.
-  EXPECT_EQ(sizeof(RunResult), 1056u) << "a RunResult field was added or removed";
+  EXPECT_EQ(sizeof(RunResult), 1080u) << "a RunResult field was added or removed";
 
   RunResult m = full(1);
   m.merge(full(2));
@@ -167,6 +170,10 @@ TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   EXPECT_EQ(m.error_reasons[2].reason, "bad 2");
   EXPECT_EQ(m.backlog, 9u);
   EXPECT_EQ(m.naps, 21u);
+  // Monitors: side by side, each host's own (1's, then 2's).
+  ASSERT_EQ(m.monitors.size(), 2u);
+  EXPECT_EQ(m.monitors[0].source, "pid:1");
+  EXPECT_EQ(m.monitors[1].source, "pid:2");
   // Histograms: both values in each.
   const auto both = [](const Histogram& h, uint64_t unit) {
     return h.count() == 2 && h.min() == unit && h.max() == 2 * unit;
