@@ -176,6 +176,9 @@ void Connection::follow(Readiness readiness, uint64_t now_ns) {
         env_->deferred_sends->push_back(this);
       }
       return;
+    case Next::kHoldUntil:
+      fresh_ = false;
+      [[fallthrough]];
     case Next::kPauseUntil:
       thinking_ = true;
       env_->loop->arm(timer_, readiness.at_ns);

@@ -25,7 +25,17 @@ Result<std::unique_ptr<LiveRun>> LiveRun::start(const RunOptions& options) {
     // Scripts' requests are pipelined when one request() returns several (wrk's pipelining).
     plan.sessions.pipeline = std::max(plan.sessions.pipeline, run->script_->pipeline());
   }
-  plan.start_clock(mono_now_ns(), unix_now_ns());
+  // --start-at: the workers are made (connections, TLS contexts) now and open their connections
+  // at once; the load's clock starts at the instant asked for, on this machine's clocks.
+  uint64_t mono_start_ns = mono_now_ns();
+  uint64_t unix_start_ns = unix_now_ns();
+  if (options.start_at_unix_ns > unix_start_ns) {
+    mono_start_ns += options.start_at_unix_ns - unix_start_ns;
+    unix_start_ns = options.start_at_unix_ns;
+  } else if (options.start_at_unix_ns != 0) {
+    plan.start_late_ns = unix_start_ns - options.start_at_unix_ns;
+  }
+  plan.start_clock(mono_start_ns, unix_start_ns);
   auto made = make_workers(plan, run->script_.get());
   if (!made) return made.error();
   run->workers_ = std::move(made.value());
@@ -49,7 +59,8 @@ LiveRun::~LiveRun() {
 
 RunProgress LiveRun::progress() const {
   RunProgress p;
-  p.elapsed_ns = mono_now_ns() - plan_.start_ns;
+  const uint64_t now_ns = mono_now_ns();
+  p.elapsed_ns = now_ns > plan_.start_ns ? now_ns - plan_.start_ns : 0;  // 0 before --start-at
   p.warmup_ns = plan_.options.warmup_ns;
   for (const auto& w : workers_) {
     const WorkerProgress& wp = w->progress();
@@ -129,7 +140,7 @@ RunResult LiveRun::finish(std::unique_ptr<ScriptRun>* script_out) {
   result.interrupted = interrupted_;
   const RunOptions& options = plan_.options;
   if (next_sample_ns_ != 0) {
-    const uint64_t now = mono_now_ns();
+    const uint64_t now = std::max(mono_now_ns(), plan_.start_ns);  // stopped before --start-at
     // A last window under half an interval is left out: a few ms read as 0% CPU (whole ticks).
     const bool stub =
         last_sample_ns_ != plan_.start_ns && now - last_sample_ns_ < options.interval_ns / 2;

@@ -2,7 +2,6 @@
 
 #include <random>
 
-#include "core/clock.h"
 #include "load/closed_loop_pacer.h"
 #include "load/rate_pacer.h"
 #include "load/run_plan.h"
@@ -23,7 +22,7 @@ class ClosedLoopModel final : public LoadModel {
     s.script = script;
     if (!plan.curve.empty()) {
       s.targets.emplace(StageCurve(plan.curve, plan.initial), plan.start_ns);
-      s.slice = WorkerSlice{share.index, plan.threads};
+      s.slice = plan.slice(share.index);
     }
     return std::make_unique<ClosedLoopPacer>(host, std::move(s));
   }
@@ -40,10 +39,10 @@ class RateModel final : public LoadModel {
     if (plan.options.requests > 0) s.budget = RequestBudget(share.requests);
     RateScheduleOptions o;
     o.arrival = plan.options.arrival;
-    o.slice = WorkerSlice{share.index, plan.threads};
-    const uint64_t seed = plan.options.seed != 0 ? plan.options.seed : mono_now_ns();
-    std::mt19937_64 rng(seed + share.index);
-    std::mt19937_64 later(rng());  // for the schedules of retarget()
+    o.slice = plan.slice(share.index);
+    // Every worker walks the same seeded arrival process (schedule.h) and keeps its slice.
+    std::mt19937_64 rng(plan.seed);
+    std::mt19937_64 later(rng());  // for the schedules of retarget(): the same on every worker
     if (plan.curve.empty()) {
       return std::make_unique<RatePacer>(
           host, s, RateSchedule(plan.options.rate_per_s, plan.start_ns, o, rng), o, later);

@@ -32,13 +32,15 @@ enum class Next : uint8_t {
   kFillAtBatchEnd,    // ... after the current epoll batch (the server then sees many at once)
   kWaitForWake,       // nothing; the pacer wakes it
   kPauseUntil,        // nothing until Readiness::at_ns (think time), then fill
+  kHoldUntil,  // as kPauseUntil, for a connection opened before the load's start (--start-at):
+               // its first request does not count the connect, which no request waited for
   kWaitForResponses,  // nothing until the requests in flight are answered
   kClose,             // close it; it opens again only if Pacer::wants_open says so
 };
 
 struct Readiness {
   Next next = Next::kFill;
-  uint64_t at_ns = 0;  // kPauseUntil only
+  uint64_t at_ns = 0;  // kPauseUntil and kHoldUntil only
 };
 
 // The worker as a load model sees it: its connections by index (0 .. connection_count()-1), its

@@ -14,7 +14,7 @@ RequestSource::RequestSource(RequestTemplate single, uint16_t tag) {
 
 RequestSource::RequestSource(std::vector<RequestTemplate> lines, const std::vector<MixLine>& mix,
                              const std::vector<std::vector<uint32_t>>& groups, MixOrder order,
-                             uint64_t seed)
+                             uint64_t seed, WorkerSlice slice)
     : templates_(std::move(lines)), group_lines_(groups) {
   for (size_t i = 0; i < templates_.size(); ++i) tags_.push_back(static_cast<uint16_t>(i));
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -22,6 +22,7 @@ RequestSource::RequestSource(std::vector<RequestTemplate> lines, const std::vect
     for (uint32_t line : groups[g]) weights.push_back(mix[line].weight);
     // Each group its own stream of choices; seeds differ so that groups do not move in step.
     choosers_.emplace_back(weights, order, seed + g);
+    choosers_.back().set_slice(slice.index, slice.count);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "http/request.h"
+#include "load/schedule.h"
 #include "load/url_mix.h"
 #include "script/script.h"
 #include "stats/tag_stats.h"
@@ -24,8 +25,10 @@ class RequestSource {
   explicit RequestSource(RequestTemplate single, uint16_t tag = kNoTag);
   // --urls: one template per line; `groups[g]` lists the lines connections of group g choose
   // among, by weight. Tags are the line indices (the worker interns the labels in line order).
+  // `slice`: this worker's part of the run's one sequence of picks per group (MixChooser).
   RequestSource(std::vector<RequestTemplate> lines, const std::vector<MixLine>& mix,
-                const std::vector<std::vector<uint32_t>>& groups, MixOrder order, uint64_t seed);
+                const std::vector<std::vector<uint32_t>>& groups, MixOrder order, uint64_t seed,
+                WorkerSlice slice = {});
   // A script whose request() is a function (wrk's dynamic requests). `connections` sizes the
   // per-connection queues of pipelined requests.
   RequestSource(ThreadScript* script, std::string scheme, uint32_t connections);

@@ -11,6 +11,7 @@
 #include "http/request.h"
 #include "http/session_factory.h"
 #include "load/schedule.h"
+#include "load/shard.h"
 #include "load/stage_spec.h"
 #include "load/url_mix.h"
 #include "net/tls.h"
@@ -41,6 +42,16 @@ struct RunOptions {
   Arrival arrival = Arrival::kFixed;
   uint32_t max_connections = 0;  // rate mode may open up to this many (0: -c)
   uint64_t seed = 0;             // Poisson arrivals: 0 = seeded from the clock
+  // --shard / the launcher's environment: this process runs slice shard.index of shard.count of
+  // the test the other fields describe (they stay the whole test's: -c, -n, -R, stages). Shard i
+  // takes the planned requests k with k mod N = i, its part of -c and -n (remainders to the first
+  // shards); run_plan.h splits it further over the threads.
+  ShardSpec shard;
+  // --start-at: the load starts at this wall-clock instant (Unix ns), every connection opened (and
+  // its TLS handshake done) before it; 0: as soon as the workers are ready.
+  uint64_t start_at_unix_ns = 0;
+  // --run-id: names the test across its shards (results, live metrics); empty: none given.
+  std::string run_id;
   // Rate mode with --stages: the rate ramps linearly from rate_per_s through each stage's target
   // (k6's ramping-arrival-rate model); the run lasts as long as the stages.
   // Closed loop with --stages / --ladder: the number of open connections follows the curve,

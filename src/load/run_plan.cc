@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/clock.h"
 #include "load/load_model.h"
 
 namespace hail {
@@ -43,8 +44,25 @@ std::vector<StepInfo> step_infos(const RunOptions& options, double initial) {
 }
 
 // n split over `parts`: the first n % parts take one more.
-uint64_t share_of(uint64_t n, uint32_t parts, uint32_t i) {
-  return n / parts + (i < n % parts ? 1 : 0);
+uint64_t share_of(uint64_t n, uint32_t parts, uint32_t i) { return slice_share(n, parts, i); }
+
+// What a shard takes of a whole-test quantity; a shard left with none of it cannot run.
+Result<uint64_t> shard_part(uint64_t whole, const ShardSpec& shard, const char* what) {
+  const uint64_t part = slice_share(whole, shard.count, shard.index);
+  if (whole > 0 && part == 0) {
+    return make_error(std::string(what) + " " + std::to_string(whole) + " split over " +
+                      std::to_string(shard.count) + " shards leaves shard " +
+                      std::to_string(shard.index) + " none: give at least one per shard");
+  }
+  return part;
+}
+
+// One seed for every worker and shard. Shards of one test must agree on it without talking:
+// --seed, else the shared --start-at instant, else a fixed value.
+uint64_t run_seed(const RunOptions& options) {
+  if (options.seed != 0) return options.seed;
+  if (!options.shard.sharded()) return mono_now_ns();
+  return options.start_at_unix_ns != 0 ? options.start_at_unix_ns : 0x68a11ull;
 }
 }  // namespace
 
@@ -65,10 +83,23 @@ Result<RunPlan> plan_run(const RunOptions& options) {
   const bool staged = !options.stages.empty();
   plan.initial = rate_mode ? options.rate_per_s : options.stages_initial;
   // Closed loop with stages: the curve's peak is the connection capacity; -c is not used.
-  plan.connections = staged && !rate_mode ? max_curve_connections(options) : options.connections;
+  // A shard runs its part of the whole test's connections (and of the curve's peak).
+  const ShardSpec& shard = options.shard;
+  const uint32_t whole_connections =
+      staged && !rate_mode ? max_curve_connections(options) : options.connections;
+  auto connections = shard_part(whole_connections, shard, "-c");
+  if (!connections) return connections.error();
+  auto shard_requests = shard_part(options.requests, shard, "-n");
+  if (!shard_requests) return shard_requests.error();
+  plan.connections = static_cast<uint32_t>(connections.value());
   plan.threads = effective_threads(options.threads, std::max(1u, plan.connections));
   plan.max_open =
-      rate_mode ? std::max(options.max_connections, plan.connections) : plan.connections;
+      rate_mode ? static_cast<uint32_t>(slice_share(
+                      std::max(options.max_connections, whole_connections), shard.count,
+                      shard.index))
+                : plan.connections;
+  plan.max_open = std::max(plan.max_open, plan.connections);
+  plan.seed = run_seed(options);
   if (Status s = ensure_fd_limit(plan.max_open + kFdSlack + 2ull * plan.threads); !s) {
     return s.error();
   }
@@ -100,11 +131,16 @@ Result<RunPlan> plan_run(const RunOptions& options) {
     share.max_connections =
         rate_mode ? static_cast<uint32_t>(share_of(plan.max_open, threads, i)) : share.connections;
     share.max_connections = std::max(share.max_connections, share.connections);
-    share.requests = share_of(options.requests, threads, i);
+    share.requests = share_of(shard_requests.value(), threads, i);
     if (plan.targets.groups.size() > 1) share.connection_groups = std::move(groups_of[i]);
     plan.shares.push_back(std::move(share));
   }
   return plan;
+}
+
+WorkerSlice RunPlan::slice(uint32_t worker) const {
+  const uint64_t n = options.shard.count;
+  return WorkerSlice{options.shard.index + n * worker, n * threads};
 }
 
 void RunPlan::start_clock(uint64_t mono_ns, uint64_t unix_ns) {

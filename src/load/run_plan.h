@@ -63,6 +63,9 @@ struct RunPlan {
   SessionSettings sessions;
   TargetPlan targets;
   std::vector<WorkerShare> shares;  // one per worker
+  // The seed of the run's random choices (Poisson arrivals, random mixes): every worker — and
+  // every shard — walks the same seeded sequences and keeps its own slice of them.
+  uint64_t seed = 0;
 
   // Monotonic times, set by start_clock(): the load's start (warm-up included), the measured
   // phase's start and planned end (0: none), and the start on the wall clock.
@@ -70,6 +73,14 @@ struct RunPlan {
   uint64_t start_unix_ns = 0;
   uint64_t measure_start_ns = 0;
   uint64_t end_ns = 0;
+  // --start-at an instant already past when the workers were ready: by how much (the load starts
+  // at once).
+  uint64_t start_late_ns = 0;
+
+  // Worker w's part of the whole test's plan: slice shard + N * w of N * threads, so that the
+  // shards' workers interleave exactly (planned request k goes to slice k mod (N * threads), and
+  // shard i's slices are those congruent to i mod N, whatever thread count each shard runs).
+  WorkerSlice slice(uint32_t worker) const;
 
   // The window boundaries every worker uses (times absolute: valid after start_clock()).
   WindowSettings windows() const;

@@ -29,7 +29,7 @@ void assign_requests(const RunPlan& plan, ScriptRun* script, uint32_t i, WorkerS
     setup.tag_names = targets.labels;
     setup.source =
         std::make_unique<RequestSource>(targets.templates, options.mix, targets.group_lines,
-                                        options.mix_order, options.seed + 7919 * i);
+                                        options.mix_order, plan.seed, plan.slice(i));
     return;
   }
   if (script == nullptr) return;  // the worker sends its own copy of the one request
@@ -142,7 +142,14 @@ void describe(const RunPlan& plan, RunResult& result) {
   result.threads = plan.threads;
   result.keep_alive = options.request.keep_alive;
   result.http_minor = options.request.http_minor;
-  result.requests_target = options.requests;
+  const ShardSpec& shard = options.shard;
+  result.requests_target = slice_share(options.requests, shard.count, shard.index);
+  result.shard_index = shard.index;
+  result.shard_count = shard.count;
+  result.shard_source = shard.source;
+  result.run_id = options.run_id;
+  result.start_at_unix_ns = options.start_at_unix_ns;
+  result.start_late_ns = std::max(result.start_late_ns, plan.start_late_ns);
   result.duration_target_ns = options.duration_ns;
   result.warmup_ns = options.warmup_ns;
   result.timeout_ns = options.timeout_ns;
@@ -157,6 +164,8 @@ void describe(const RunPlan& plan, RunResult& result) {
     result.rate_target_per_s =
         seconds > 0 ? measured.integral_at(measured.total_duration_ns()) / seconds : plan.initial;
   }
+  // Shard i plans the requests k = i mod N of the whole plan: 1/N of its rate.
+  result.rate_target_per_s /= shard.count;
   result.target_unit = options.rate_per_s > 0 ? "req/s" : "connections";
   result.ladder = options.ladder;
   result.interval_ns = options.interval_ns;
@@ -177,6 +186,7 @@ RunResult merge_workers(const RunPlan& plan, const std::vector<std::unique_ptr<W
     part.naps = s.naps;
     part.max_nap_ns = s.max_nap_ns;
     part.backlog = s.backlog;
+    part.start_late_ns = s.start_late_ns;
     result.merge(part);
   }
   windows.absorb(workers);  // what closed since the last tick, and the last windows

@@ -66,15 +66,19 @@ void RateSchedule::plan_next() {
     next_ns_ = kNoMoreRequests;
     return;
   }
-  const auto n = static_cast<double>(slice_.count);
-  double cumulative = 0;  // the count of the full (all-worker) plan at which this request goes
+  // This request is the global plan's k-th.
+  const uint64_t k = slice_.index + consumed_ * slice_.count;
+  double cumulative = 0;  // the count of the full (all-slice) plan at which this request goes
   if (arrival_ == Arrival::kFixed) {
-    cumulative = static_cast<double>(slice_.index + consumed_ * slice_.count);
+    cumulative = static_cast<double>(k);
   } else {
-    // This worker's process has rate/n: its cumulative count is the full curve's divided by n, so
-    // reaching S on its own curve is reaching S*n on the full one.
-    poisson_sum_ += exp1();
-    cumulative = poisson_sum_ * n;
+    // The global k-th arrival is where C reaches E_1 + ... + E_(k+1): draw the other slices'
+    // arrivals too, in order, so that every slice sums the very same doubles.
+    while (poisson_drawn_ <= k) {
+      poisson_sum_ += exp1();
+      ++poisson_drawn_;
+    }
+    cumulative = poisson_sum_;
   }
   if (!curve_) {
     if (!(rate_per_sec_ > 0)) {
@@ -84,10 +88,9 @@ void RateSchedule::plan_next() {
     // t_k = k / R from k itself, never start + sum of intervals: no drift over millions of
     // requests. For fixed arrivals k is an integer; long double (64-bit mantissa on x86-64) keeps
     // k * 1e9 exact up to k ~ 1.8e10 so the only rounding is the final one to whole ns.
-    const long double k = arrival_ == Arrival::kFixed
-                              ? static_cast<long double>(slice_.index + consumed_ * slice_.count)
-                              : static_cast<long double>(cumulative);
-    next_ns_ = at_offset(start_ns_, k * static_cast<long double>(kNsPerSec) /
+    const long double at = arrival_ == Arrival::kFixed ? static_cast<long double>(k)
+                                                        : static_cast<long double>(cumulative);
+    next_ns_ = at_offset(start_ns_, at * static_cast<long double>(kNsPerSec) /
                                         static_cast<long double>(rate_per_sec_));
     return;
   }

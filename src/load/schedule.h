@@ -20,12 +20,13 @@ enum class Arrival {
   kPoisson,  // exponential gaps with mean 1/rate(t) (--arrival poisson)
 };
 
-// Which part of the total plan this worker owns.
-//  - kFixed: worker i of n takes the requests i, i+n, i+2n, ... of the one global plan, so the
-//    workers' plans interleave to exactly the plan of a single worker at the full rate (and a
-//    total count N splits into N/n, plus one for the first N%n workers).
-//  - kPoisson: each worker runs an independent Poisson process at rate/n (the superposition of
-//    independent Poisson processes is the Poisson process at the full rate), with its share of N.
+// Which part of the total plan this worker owns: slice i of n takes the requests i, i+n, i+2n, ...
+// of the one global plan, so the slices' plans interleave to exactly the plan of a single worker
+// at the full rate (and a total count N splits into N/n, plus one for the first N%n slices). For
+// Poisson arrivals every slice walks the one seeded global process (same rng seed on every slice)
+// and keeps its arrivals: n exponential draws per request of its own, i.e. each slice draws the
+// whole test's arrivals (a few ns each), and the union of the slices is that one process exactly.
+// The slices of a sharded run are its shards' workers (RunPlan::slice).
 struct WorkerSlice {
   uint64_t index = 0;
   uint64_t count = 1;
@@ -81,7 +82,8 @@ class RateSchedule {
   uint64_t limit_;
   std::mt19937_64 rng_;
   uint64_t consumed_ = 0;
-  double poisson_sum_ = 0;  // Poisson: sum of Exp(1) draws so far, in requests of this worker
+  double poisson_sum_ = 0;  // Poisson: sum of the global process's Exp(1) draws so far
+  uint64_t poisson_drawn_ = 0;  // how many global arrivals were drawn
   uint64_t next_ns_ = kNoMoreRequests;
 };
 

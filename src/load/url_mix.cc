@@ -313,9 +313,13 @@ MixChooser::MixChooser(const std::vector<double>& weights, MixOrder order, uint6
   for (size_t i = n / 2; i-- > 0;) sift_down(i);
 }
 
+namespace {
+constexpr uint64_t kSplitmixGamma = 0x9e3779b97f4a7c15;
+}
+
 uint64_t MixChooser::next_u64() {
   // splitmix64: tiny state, good statistical quality, any seed (0 included) is fine.
-  uint64_t z = (rng_state_ += 0x9e3779b97f4a7c15);
+  uint64_t z = (rng_state_ += kSplitmixGamma);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
   z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
   return z ^ (z >> 31);
@@ -324,7 +328,30 @@ uint64_t MixChooser::next_u64() {
 uint32_t MixChooser::next_random() {
   const auto column = static_cast<uint32_t>(mul_high(next_u64(), weight_.size()));
   const uint64_t unit = mul_high(next_u64(), total_weight_);
+  // Two draws per pick: the other slices' picks are the next 2 (stride - 1) draws.
+  rng_state_ += 2 * (stride_ - 1) * kSplitmixGamma;
   return unit < threshold_[column] ? column : alias_[column];
+}
+
+void MixChooser::set_slice(uint64_t index, uint64_t count) {
+  stride_ = std::max<uint64_t>(1, count);
+  if (order_ == MixOrder::kRandom) {
+    rng_state_ += 2 * index * kSplitmixGamma;
+  } else {
+    skip_round_robin(index);
+  }
+}
+
+// The round-robin order repeats every cycle (each line's picks grow by its weight, which leaves
+// every comparison in earlier() unchanged), so only the picks past whole cycles are made.
+void MixChooser::skip_round_robin(uint64_t picks) {
+  for (uint64_t i = picks % total_weight_; i > 0; --i) next_round_robin();
+}
+
+uint32_t MixChooser::next_strided() {
+  const uint32_t line = next_round_robin();
+  if (stride_ > 1) skip_round_robin(stride_ - 1);
+  return line;
 }
 
 bool MixChooser::earlier(uint32_t a, uint32_t b) const {

@@ -68,7 +68,14 @@ class MixChooser {
   MixChooser(const std::vector<double>& weights, MixOrder order, uint64_t seed);
 
   // The index (into the weights) of the next request's line.
-  uint32_t next() { return order_ == MixOrder::kRandom ? next_random() : next_round_robin(); }
+  uint32_t next() { return order_ == MixOrder::kRandom ? next_random() : next_strided(); }
+
+  // From now on, pick only the picks index, index + count, index + 2 count, ... of the one
+  // sequence a chooser of the same weights and seed makes: the workers of every shard, each
+  // with its slice (RunPlan::slice) and one seed, pick together exactly the lines one chooser
+  // would. Random picks jump there in O(1) (splitmix64 is a counter); round-robin skips the
+  // others' picks, at most one cycle's worth. Call once, before the first next().
+  void set_slice(uint64_t index, uint64_t count);
 
   MixOrder order() const { return order_; }
   size_t size() const { return weight_.size(); }
@@ -78,6 +85,8 @@ class MixChooser {
  private:
   uint32_t next_random();
   uint32_t next_round_robin();
+  uint32_t next_strided();
+  void skip_round_robin(uint64_t picks);
   uint64_t next_u64();
   // Round-robin heap order: line a's next virtual time is earlier than b's.
   bool earlier(uint32_t a, uint32_t b) const;
@@ -91,6 +100,7 @@ class MixChooser {
   std::vector<uint64_t> threshold_;
   std::vector<uint32_t> alias_;
   uint64_t rng_state_ = 0;
+  uint64_t stride_ = 1;  // set_slice's count
   // Round-robin: picks so far per line, and a binary min-heap of lines by next virtual time.
   std::vector<uint64_t> picks_;
   std::vector<uint32_t> heap_;

@@ -96,6 +96,12 @@ Status Worker::init() {
     connections_[i].init(&env_, i, g, &address, std::move(transport));
   }
   pacer_ = plan_.model->make_pacer(plan_, share_, *this, setup_.script);
+  if (plan_.options.start_at_unix_ns != 0 && plan_.start_ns > mono_now_ns()) {
+    PacerHost& host = *this;
+    auto gate = std::make_unique<StartGate>(std::move(pacer_), host, plan_.start_ns);
+    gate_ = gate.get();
+    pacer_ = std::move(gate);
+  }
   env_.pacer = pacer_.get();
   deferred_sends_.reserve(connections_.size());
   loop_->set_batch_end_hook(&Worker::on_batch_end, this);
@@ -126,9 +132,11 @@ void Worker::run() {
   const uint64_t wall_ns = loop_->refresh_now_ns() - plan_.start_ns;
   if (!finished_) finish(loop_->now_ns());
   summary_.backlog = pacer_->backlog();
+  if (gate_ != nullptr) summary_.start_late_ns = gate_->late_ns();
   for (auto& c : connections_) c.shutdown();
   loop_->cancel(end_timer_);
   loop_->cancel(progress_timer_);
+  gate_ = nullptr;
   pacer_.reset();  // cancels its timers while the loop is alive
   const uint64_t cpu_ns = thread_cpu_ns() - cpu_start_ns;
   summary_.cpu_utilization =

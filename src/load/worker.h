@@ -14,6 +14,7 @@
 #include "load/connection.h"
 #include "load/measurement_sink.h"
 #include "load/pacer.h"
+#include "load/start_gate.h"
 #include "load/request_source.h"
 #include "load/run_plan.h"
 #include "load/targets.h"
@@ -57,6 +58,7 @@ struct WorkerSummary {
   // connection attempt failed for longer than the request timeout with no connection open.
   bool server_gone = false;
   uint64_t backlog = 0;      // planned requests still waiting for a connection
+  uint64_t start_late_ns = 0;  // --start-at: how late its loop ran the start (StartGate)
   std::string script_error;  // why a script stopped the run ("" if it did not)
 };
 
@@ -123,6 +125,7 @@ class Worker final : private PacerHost, private ConnectionHost {
   ConnectionEnv env_;
   std::vector<Connection> connections_;
   std::unique_ptr<Pacer> pacer_;             // after connections_: destroyed first
+  StartGate* gate_ = nullptr;                // --start-at ahead: pacer_ itself, else null
   std::vector<Connection*> deferred_sends_;  // capacity reserved for every connection up front
   std::vector<ScriptResponseHeader> script_headers_;  // ConnectionEnv's scratch
   std::string script_stop_;

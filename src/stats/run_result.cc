@@ -24,6 +24,11 @@ void merge_settings(RunResult& into, const RunResult& other) {
     into.interval_ns = other.interval_ns;
     into.ladder = other.ladder;
     into.target_unit = other.target_unit;
+    into.shard_index = other.shard_index;
+    into.shard_count = other.shard_count;
+    into.shard_source = other.shard_source;
+    into.run_id = other.run_id;
+    into.start_at_unix_ns = other.start_at_unix_ns;
   }
 }
 
@@ -64,6 +69,7 @@ void merge_into(RunResult& into, const RunResult& other) {
     into.start_unix_ns = other.start_unix_ns;
   }
   into.duration_ns = std::max(into.duration_ns, other.duration_ns);
+  into.start_late_ns = std::max(into.start_late_ns, other.start_late_ns);
   into.interrupted = into.interrupted || other.interrupted;
   into.server_gone = into.server_gone || other.server_gone;
   into.counters.add(other.counters);

@@ -51,6 +51,20 @@ struct RunResult {
   uint64_t warmup_ns = 0;
   uint64_t timeout_ns = 0;
 
+  // Execution shards (--shard, or the launcher's environment): this result is shard_index of
+  // shard_count of one test (connections, requests_target and rate_target_per_s are its part);
+  // shard_count 1: the whole test. shard_source: "--shard", "Open MPI", "PMI", "Slurm",
+  // "Kubernetes" (empty: not sharded). run_id: --run-id, naming the test across its shards.
+  // A merge of shards keeps every input's row in `shards` (report/run_merge.h).
+  uint32_t shard_index = 0;
+  uint32_t shard_count = 1;
+  std::string shard_source;
+  std::string run_id;
+  // --start-at: the instant asked for (Unix ns; 0: none), and how late after it the load really
+  // started (the slowest worker's first send opportunity, on this machine's clocks).
+  uint64_t start_at_unix_ns = 0;
+  uint64_t start_late_ns = 0;
+
   // What happened in the measured phase.
   uint64_t start_unix_ns = 0;  // wall-clock time the load (warm-up included) started
   uint64_t duration_ns = 0;
@@ -140,7 +154,8 @@ struct RunResult {
 
   // Adds another result of the same run (a worker's, or a host's) into this one, exactly:
   // - What was asked for (url, method, keep_alive, http_minor, duration_target_ns, warmup_ns,
-  //   timeout_ns, pipeline, streams, interval_ns, ladder, target_unit) comes from this result, or
+  //   timeout_ns, pipeline, streams, interval_ns, ladder, target_unit, the shard fields, run_id,
+  //   start_at_unix_ns) comes from this result, or
   //   from `other` when this one has none yet (an empty url); on a conflict this result wins. The
   //   protocols spoken are the union of both sets.
   // - Shares of the load add up: connections, threads, requests_target, rate_target_per_s (each
@@ -150,7 +165,8 @@ struct RunResult {
   //   (by name, in first-use order, "(other)" last), backlog, naps; intervals and steps window by
   //   window, by index (workers share boundaries; hosts' windows are to be aligned by wall-clock
   //   time first).
-  // - Extremes and flags: duration_ns, max_nap_ns and max_worker_cpu_utilization are the larger,
+  // - Extremes and flags: duration_ns, start_late_ns, max_nap_ns and max_worker_cpu_utilization
+  //   are the larger,
   //   start_unix_ns the earlier (0 is unknown), interrupted and server_gone if either was;
   //   script_error, slo_abort, tls_version and tls_cipher are the first known; slo (the thresholds)
   //   too.

@@ -108,6 +108,12 @@ RunResult full(uint64_t k) {
   r.max_worker_cpu_utilization = k == 1 ? 0.25 : 0.75;
   r.naps = 7 * k;
   r.max_nap_ns = k == 1 ? 900 : 100;
+  r.shard_index = k - 1;
+  r.shard_count = 4;
+  r.shard_source = k == 1 ? "Slurm" : "Open MPI";
+  r.run_id = "run" + std::to_string(k);
+  r.start_at_unix_ns = 1000 * k;
+  r.start_late_ns = k == 1 ? 50 : 20;
   r.notes = {"note " + std::to_string(k)};
   const MachineInfo shared{"EPYC", 8, "Linux 6.1", "both"};
   const MachineInfo own{"Xeon", static_cast<uint32_t>(k), "Linux 5.10", "host" + std::to_string(k)};
@@ -122,12 +128,17 @@ RunResult full(uint64_t k) {
 TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   // A field added to RunResult changes its size: give it a rule in merge() and a check here, then
   // update this figure.
-  EXPECT_EQ(sizeof(RunResult), 1080u) << "a RunResult field was added or removed";
+  EXPECT_EQ(sizeof(RunResult), 1168u) << "a RunResult field was added or removed";
 
   RunResult m = full(1);
   m.merge(full(2));
   // What was asked for: the first result's; the protocol says both were spoken.
   EXPECT_EQ(m.url, "http://host1/");
+  EXPECT_EQ(m.shard_index, 0u);  // the shard fields are the first result's; lateness the larger
+  EXPECT_EQ(m.shard_source, "Slurm");
+  EXPECT_EQ(m.run_id, "run1");
+  EXPECT_EQ(m.start_at_unix_ns, 1000u);
+  EXPECT_EQ(m.start_late_ns, 50u);
   EXPECT_EQ(m.method, "POST");
   EXPECT_FALSE(m.keep_alive);
   EXPECT_EQ(m.http_minor, 0);
