@@ -92,6 +92,7 @@ Result<RunPlan> plan_run(const RunOptions& options) {
   auto shard_requests = shard_part(options.requests, shard, "-n");
   if (!shard_requests) return shard_requests.error();
   plan.connections = static_cast<uint32_t>(connections.value());
+  plan.whole_connections = whole_connections;
   plan.threads = effective_threads(options.threads, std::max(1u, plan.connections));
   plan.max_open =
       rate_mode ? static_cast<uint32_t>(slice_share(

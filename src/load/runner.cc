@@ -164,6 +164,9 @@ void describe(const RunPlan& plan, RunResult& result) {
     result.rate_target_per_s =
         seconds > 0 ? measured.integral_at(measured.total_duration_ns()) / seconds : plan.initial;
   }
+  result.whole_connections = plan.whole_connections;
+  result.whole_requests = options.requests;
+  result.whole_rate_per_s = result.rate_target_per_s;
   // Shard i plans the requests k = i mod N of the whole plan: 1/N of its rate.
   result.rate_target_per_s /= shard.count;
   result.target_unit = options.rate_per_s > 0 ? "req/s" : "connections";

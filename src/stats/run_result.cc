@@ -28,6 +28,9 @@ void merge_settings(RunResult& into, const RunResult& other) {
     into.shard_count = other.shard_count;
     into.shard_source = other.shard_source;
     into.run_id = other.run_id;
+    into.whole_connections = other.whole_connections;
+    into.whole_requests = other.whole_requests;
+    into.whole_rate_per_s = other.whole_rate_per_s;
     into.start_at_unix_ns = other.start_at_unix_ns;
   }
 }

@@ -60,6 +60,12 @@ struct RunResult {
   uint32_t shard_count = 1;
   std::string shard_source;
   std::string run_id;
+  // A shard's view of the whole test (what all N shards together were asked for): -c (closed
+  // loop with stages: the curve's peak), -n (0: none), the rate (a ramp's average). A merge that
+  // misses shards tells from them what share of the load was never offered.
+  uint32_t whole_connections = 0;
+  uint64_t whole_requests = 0;
+  double whole_rate_per_s = 0;
   // --start-at: the instant asked for (Unix ns; 0: none), and how late after it the load really
   // started (the slowest worker's first send opportunity, on this machine's clocks).
   uint64_t start_at_unix_ns = 0;
@@ -154,7 +160,7 @@ struct RunResult {
 
   // Adds another result of the same run (a worker's, or a host's) into this one, exactly:
   // - What was asked for (url, method, keep_alive, http_minor, duration_target_ns, warmup_ns,
-  //   timeout_ns, pipeline, streams, interval_ns, ladder, target_unit, the shard fields, run_id,
+  //   timeout_ns, pipeline, streams, interval_ns, ladder, target_unit, the shard and whole_ fields, run_id,
   //   start_at_unix_ns) comes from this result, or
   //   from `other` when this one has none yet (an empty url); on a conflict this result wins. The
   //   protocols spoken are the union of both sets.

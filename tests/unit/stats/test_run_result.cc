@@ -114,6 +114,9 @@ RunResult full(uint64_t k) {
   r.run_id = "run" + std::to_string(k);
   r.start_at_unix_ns = 1000 * k;
   r.start_late_ns = k == 1 ? 50 : 20;
+  r.whole_connections = 10 * k;
+  r.whole_requests = 100 * k;
+  r.whole_rate_per_s = 1000.0 * k;
   r.notes = {"note " + std::to_string(k)};
   const MachineInfo shared{"EPYC", 8, "Linux 6.1", "both"};
   const MachineInfo own{"Xeon", static_cast<uint32_t>(k), "Linux 5.10", "host" + std::to_string(k)};
@@ -128,7 +131,7 @@ RunResult full(uint64_t k) {
 TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   // A field added to RunResult changes its size: give it a rule in merge() and a check here, then
   // update this figure.
-  EXPECT_EQ(sizeof(RunResult), 1168u) << "a RunResult field was added or removed";
+  EXPECT_EQ(sizeof(RunResult), 1192u) << "a RunResult field was added or removed";
 
   RunResult m = full(1);
   m.merge(full(2));
@@ -139,6 +142,9 @@ TEST(RunResultMerge, EveryFieldFollowsItsRule) {
   EXPECT_EQ(m.run_id, "run1");
   EXPECT_EQ(m.start_at_unix_ns, 1000u);
   EXPECT_EQ(m.start_late_ns, 50u);
+  EXPECT_EQ(m.whole_connections, 10u);
+  EXPECT_EQ(m.whole_requests, 100u);
+  EXPECT_EQ(m.whole_rate_per_s, 1000.0);
   EXPECT_EQ(m.method, "POST");
   EXPECT_FALSE(m.keep_alive);
   EXPECT_EQ(m.http_minor, 0);
