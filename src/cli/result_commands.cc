@@ -234,7 +234,11 @@ std::string merge_usage() {
          "\n"
          "Inputs that cannot be merged exactly (unreadable, another schema or histogram layout,\n"
          "time series of different intervals) are refused with one line and exit status 2;\n"
-         "inputs that targeted different URLs or settings are merged with a warning each.\n";
+         "inputs that targeted different URLs or settings are merged with a warning each.\n"
+         "\n"
+         "Shards of one test (--shard, or a launcher's environment): the same shard given twice\n"
+         "is refused (exit status 2); missing shards are named with the share of the load they\n"
+         "did not offer (a warning: exit status 0), and the shards' start skew is noted.\n";
 }
 
 std::vector<FlagName> report_flag_names() {

@@ -1,5 +1,6 @@
 #include "report/json_exact.h"
 
+#include "report/json_shard.h"
 #include "report/json_writer.h"
 #include "stats/hdr_string.h"
 
@@ -185,6 +186,7 @@ void write_exact_block(JsonWriter& j, const ResultDocument& doc) {
   write_run_histograms(j, r);
   write_windows(j, r);
   if (doc.merge) write_merge(j, *doc.merge);
+  if (doc.shards) write_shards_json(j, *doc.shards);
 }
 
 void write_tag_histograms(JsonWriter& j, const TagResult& tag) {

@@ -11,6 +11,7 @@
 #include "report/json_machine.h"
 #include "report/json_node.h"
 #include "report/json_report.h"
+#include "report/json_shard.h"
 #include "stats/hdr_string.h"
 #include "stats/histogram_codec.h"
 
@@ -305,6 +306,7 @@ void read_settings(const JsonNode& doc, RunResult& r) {
   r.threads = doc.u32("threads");
   r.keep_alive = doc.boolean("keep_alive");
   r.interrupted = doc.boolean("interrupted");
+  read_shard_fields(doc, r);
   if (std::optional<JsonNode> target = doc.at("requests").find("target")) {
     r.requests_target = target->u64();
   }
@@ -461,6 +463,9 @@ Result<ResultDocument> read_result_document(std::string_view text) {
     read_settings(doc, out.result);
     read_measurements(doc, out.result);
     if (std::optional<JsonNode> merge = doc.find("merge")) out.merge = read_merge(*merge);
+    if (std::optional<JsonNode> shards = doc.find("shards")) {
+      out.shards = read_shards_json(*shards);
+    }
     return out;
   } catch (const JsonNode::Failure& f) {
     return make_error(f.message);

@@ -3,6 +3,7 @@
 #include "report/error_reason_text.h"
 #include "report/json_exact.h"
 #include "report/json_machine.h"
+#include "report/json_shard.h"
 #include "report/json_writer.h"
 #include "report/monitor_report.h"
 #include "report/percentiles.h"
@@ -138,6 +139,7 @@ std::string render_json_document(const ResultDocument& doc) {
   j.value("connections_opened", c.connections_opened);
   if (c.connections_h2 > 0) j.value("connections_h2", c.connections_h2);
   j.value("interrupted", r.interrupted);
+  write_shard_fields(j, r);
   j.begin_object("requests");
   j.value("attempted", c.attempted);
   j.value("completed", c.completed);

@@ -196,4 +196,10 @@ JsonWriter& JsonWriter::element(std::string_view v) {
   return *this;
 }
 
+JsonWriter& JsonWriter::element(uint64_t v) {
+  prefix({});
+  out_ += std::to_string(v);
+  return *this;
+}
+
 }  // namespace hail

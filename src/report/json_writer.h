@@ -35,6 +35,7 @@ class JsonWriter {
   JsonWriter& null(std::string_view key);
   // Array elements.
   JsonWriter& element(std::string_view v);
+  JsonWriter& element(uint64_t v);
 
   const std::string& str() const { return out_; }
 

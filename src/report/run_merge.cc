@@ -9,6 +9,7 @@
 #include "core/strings.h"
 #include "core/units.h"
 #include "report/json_exact.h"
+#include "report/shard_merge.h"
 
 namespace hail {
 
@@ -164,14 +165,21 @@ void set_load_shares(const std::vector<MergeInput>& inputs, RunResult& merged) {
   merged.rate_target_per_s = peak_concurrent_sum(std::move(rates));
 }
 
-void set_notes(const std::vector<MergeInput>& inputs, const MergeSummary& m, RunResult& merged) {
+// `shards`: the shard notes (their start skew replaces the inputs' start skew).
+void set_notes(const std::vector<MergeInput>& inputs, const MergeSummary& m,
+               const std::optional<ShardCheck>& shards, RunResult& merged) {
   merged.notes.clear();
   // Within 80 columns with the report's "  Note: ". The rates above it count over the "measured"
   // time (measured_union_ns).
+  const std::string start_skew =
+      shards ? "" : "start skew " + duration_text(m.start_spread_ns) + ", ";
   merged.notes.push_back(string_printf(
-      "merged %zu run%s: start skew %s, end skew %s, %s measured", inputs.size(),
-      inputs.size() == 1 ? "" : "s", duration_text(m.start_spread_ns).c_str(),
-      duration_text(m.end_spread_ns).c_str(), duration_text(m.measured_union_ns).c_str()));
+      "merged %zu run%s: %send skew %s, %s measured", inputs.size(), inputs.size() == 1 ? "" : "s",
+      start_skew.c_str(), duration_text(m.end_spread_ns).c_str(),
+      duration_text(m.measured_union_ns).c_str()));
+  if (shards) {
+    merged.notes.insert(merged.notes.end(), shards->notes.begin(), shards->notes.end());
+  }
   std::set<std::string> seen;
   for (const MergeInput& in : inputs) {
     for (const std::string& note : in.document.result.notes) {
@@ -254,8 +262,14 @@ Result<MergeOutcome> merge_runs(std::vector<MergeInput> inputs, std::string_view
   if (inputs.empty()) return make_error("nothing to merge");
   auto interval = common_interval(inputs);
   if (!interval) return interval.error();
+  auto shards = check_shards(inputs);
+  if (!shards) return shards.error();
   MergeOutcome out;
   for (size_t i = 1; i < inputs.size(); ++i) warn_differences(inputs[0], inputs[i], out.warnings);
+  if (*shards) {
+    out.warnings.insert(out.warnings.end(), (*shards)->warnings.begin(),
+                        (*shards)->warnings.end());
+  }
 
   // What comes from the inputs as a whole, before their results move into the merge.
   RunResult& merged = out.merged.result;
@@ -263,7 +277,7 @@ Result<MergeOutcome> merge_runs(std::vector<MergeInput> inputs, std::string_view
   if (summary.measured_union_ns > kMaxDurationNs) {
     return make_error("cannot merge runs measured for more than 100 years in all");
   }
-  set_notes(inputs, summary, merged);
+  set_notes(inputs, summary, *shards, merged);
   RunResult shares;
   set_load_shares(inputs, shares);
   uint64_t origin = std::numeric_limits<uint64_t>::max();
@@ -306,6 +320,13 @@ Result<MergeOutcome> merge_runs(std::vector<MergeInput> inputs, std::string_view
   merged.rate_target_per_s = shares.rate_target_per_s;
   out.merged.version = std::string(version);
   out.merged.merge = summary;
+  if (*shards) {
+    // The merge is the test (or the part of it that ran), not one shard of it.
+    merged.shard_index = 0;
+    merged.shard_count = 1;
+    merged.shard_source.clear();
+    out.merged.shards = std::move((*shards)->summary);
+  }
   return out;
 }
 

@@ -34,6 +34,10 @@ struct MergeOutcome {
 // would overflow (a histogram total past 2^63 - 1, a counter past 2^64 - 1).
 // Also sets the merged result's notes: how far apart the inputs started and ended, then each
 // input's own notes prefixed with its name. `version` is the merging hail's.
+// Shards of one test (report/shard_merge.h): two inputs of the same shard index are refused; the
+// merged document's `shards` says which shards are present and missing, the share of the load the
+// missing ones would have offered (also a warning and a note), the shards' start skew (a note that
+// replaces the inputs' start skew) and which were interrupted or cut short.
 Result<MergeOutcome> merge_runs(std::vector<MergeInput> inputs, std::string_view version);
 
 // The time-series rule. Every window of every run is moved onto one grid of interval_ns starting

@@ -55,7 +55,7 @@ struct RunResult {
   // shard_count of one test (connections, requests_target and rate_target_per_s are its part);
   // shard_count 1: the whole test. shard_source: "--shard", "Open MPI", "PMI", "Slurm",
   // "Kubernetes" (empty: not sharded). run_id: --run-id, naming the test across its shards.
-  // A merge of shards keeps every input's row in `shards` (report/run_merge.h).
+  // A merge of shards keeps every input's row in ResultDocument::shards (report/shard_merge.h).
   uint32_t shard_index = 0;
   uint32_t shard_count = 1;
   std::string shard_source;

@@ -265,6 +265,15 @@ inline void expect_same_result(const RunResult& a, const RunResult& b) {
   EXPECT_EQ(a.start_unix_ns, b.start_unix_ns);
   EXPECT_EQ(a.duration_ns, b.duration_ns);
   EXPECT_EQ(a.interrupted, b.interrupted);
+  EXPECT_EQ(a.shard_index, b.shard_index);
+  EXPECT_EQ(a.shard_count, b.shard_count);
+  EXPECT_EQ(a.shard_source, b.shard_source);
+  EXPECT_EQ(a.run_id, b.run_id);
+  EXPECT_EQ(a.whole_connections, b.whole_connections);
+  EXPECT_EQ(a.whole_requests, b.whole_requests);
+  EXPECT_EQ(a.whole_rate_per_s, b.whole_rate_per_s);
+  EXPECT_EQ(a.start_at_unix_ns, b.start_at_unix_ns);
+  EXPECT_EQ(a.start_late_ns, b.start_late_ns);
   EXPECT_EQ(std::memcmp(&a.counters, &b.counters, sizeof(Counters)), 0);
   EXPECT_EQ(a.status_codes, b.status_codes);
   ASSERT_EQ(a.error_reasons.size(), b.error_reasons.size());

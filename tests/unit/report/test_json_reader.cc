@@ -83,6 +83,101 @@ TEST(JsonReader, MergeSummaryRoundTrips) {
   EXPECT_EQ(render_json_document(back.value()), json);
 }
 
+// A shard's fields ("shard", "run_id", "start_at_*") read back exactly; a file without them (a
+// run that was not a shard, or an older hail's) reads as the defaults.
+TEST(JsonReader, ShardFieldsRoundTrip) {
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    test::Synth synth(seed);
+    RunResult r = synth.result();
+    r.shard_count = 2 + static_cast<uint32_t>(synth.below(7));
+    r.shard_index = static_cast<uint32_t>(synth.below(r.shard_count));
+    r.shard_source = seed % 2 ? "Slurm" : "--shard";
+    r.run_id = seed % 3 ? "nightly \"42\"" : "";
+    r.whole_connections = 1 + static_cast<uint32_t>(synth.below(1000));
+    r.whole_requests = seed % 4 ? 0 : 1 + synth.below(1'000'000);
+    r.whole_rate_per_s = seed % 5 ? 1234.5 / 7 : 0;
+    r.start_at_unix_ns = seed % 2 ? r.start_unix_ns - synth.below(1'000'000) : 0;
+    r.start_late_ns = r.start_at_unix_ns != 0 ? synth.below(50'000'000) : 0;
+    const std::string json = render_json_report(r);
+    const Json parsed = Json::parse(json);
+    EXPECT_EQ(parsed["shard"]["index"], r.shard_index);
+    EXPECT_EQ(parsed["shard"]["count"], r.shard_count);
+    EXPECT_EQ(parsed["shard"]["whole"]["connections"], r.whole_connections);
+    EXPECT_EQ(parsed.contains("run_id"), !r.run_id.empty());
+    EXPECT_EQ(parsed.contains("start_at_unix_s"), r.start_at_unix_ns != 0);
+    EXPECT_EQ(parsed.contains("start_late_ms"), r.start_at_unix_ns != 0);
+    auto doc = read_result_document(json);
+    ASSERT_TRUE(doc.ok()) << doc.error().message;
+    test::expect_same_result(doc->result, r);
+    EXPECT_EQ(render_json_document(doc.value()), json);
+  }
+  test::Synth synth(3);
+  const RunResult plain = synth.result();
+  const std::string json = render_json_report(plain);
+  const Json parsed = Json::parse(json);
+  for (const char* key : {"shard", "run_id", "start_at_unix_s", "start_late_ms", "start_at_unix_ns",
+                          "start_late_ns", "shards"}) {
+    EXPECT_FALSE(parsed.contains(key)) << key;
+  }
+  auto back = read_result_document(json);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->result.shard_count, 1u);
+  EXPECT_EQ(back->result.shard_index, 0u);
+  EXPECT_EQ(back->result.shard_source, "");
+  EXPECT_EQ(back->result.start_at_unix_ns, 0u);
+  EXPECT_FALSE(back->shards.has_value());
+}
+
+TEST(JsonReader, ShardIndexOutsideItsCountIsRefused) {
+  test::Synth synth(4);
+  RunResult r = synth.result();
+  r.shard_count = 4;
+  r.shard_index = 3;
+  Json j = Json::parse(render_json_report(r));
+  j["shard"]["index"] = 4;
+  auto back = read_result_document(j.dump());
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.error().message, "shard.index: shard 4 of 4 (indices run from 0 to count - 1)");
+}
+
+TEST(JsonReader, ShardSummaryRoundTrips) {
+  test::Synth synth(11);
+  ShardSummary s;
+  s.count = 4;
+  s.present = {0, 1, 3};
+  s.missing = {2};
+  s.not_offered_share = 0.25;
+  s.not_offered_amount = 1000.5;
+  s.whole_amount = 4002;
+  s.unit = "req/s";
+  s.start_skew_ns = 3'200'001;
+  s.start_at = true;
+  s.inputs = {{0, "r/shard-0.json", 1'700'000'000'000'000'001, 5, 3'000'000'007, false},
+              {3, "r/shard \"3\".json", 1'700'000'000'003'200'002, 3'200'006, 1'000'000, true}};
+  ResultDocument doc{synth.result(), "0.1.0", std::nullopt};
+  doc.shards = s;
+  const std::string json = render_json_document(doc);
+  const Json parsed = Json::parse(json);
+  EXPECT_EQ(parsed["shards"]["missing"], Json::parse("[2]"));
+  EXPECT_EQ(parsed["shards"]["present"], Json::parse("[0, 1, 3]"));
+  EXPECT_EQ(parsed["shards"]["not_offered_share"], 0.25);
+  EXPECT_EQ(parsed["shards"]["inputs"][1]["interrupted"], true);
+  auto back = read_result_document(json);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_TRUE(back->shards.has_value());
+  EXPECT_EQ(back->shards->present, s.present);
+  EXPECT_EQ(back->shards->missing, s.missing);
+  EXPECT_EQ(back->shards->not_offered_amount, 1000.5);
+  EXPECT_EQ(back->shards->unit, "req/s");
+  EXPECT_EQ(back->shards->start_skew_ns, 3'200'001u);
+  ASSERT_EQ(back->shards->inputs.size(), 2u);
+  EXPECT_EQ(back->shards->inputs[1].file, "r/shard \"3\".json");
+  EXPECT_EQ(back->shards->inputs[1].start_unix_ns, 1'700'000'000'003'200'002u);
+  EXPECT_TRUE(back->shards->inputs[1].interrupted);
+  EXPECT_EQ(render_json_document(back.value()), json);
+}
+
 TEST(JsonReader, ResultJsonIsTheDocumentsResult) {
   test::Synth synth(9);
   const RunResult r = synth.result();
