@@ -4,6 +4,7 @@
 
 #include "cli/monitor_sampler.h"
 #include "cli/native_table.h"
+#include "core/clock.h"
 #include "core/url.h"
 #include "load/shard.h"
 #include "load/url_mix.h"
@@ -91,6 +92,12 @@ Status apply_scale_out(NativeState& s) {
   if (!s.start_at.empty()) {
     auto at = parse_start_at(s.start_at, env);
     if (!at) return at.error();
+    // Connections wait open until then: a day ahead is a typo (a year, a time zone), not a plan.
+    constexpr uint64_t kMaxAheadNs = 24ull * 3600 * kNsPerSec;
+    if (at.value() > unix_now_ns() + kMaxAheadNs) {
+      return make_error("--start-at " + quote(s.start_at) +
+                        " is more than 24 hours ahead (check the date and the time zone)");
+    }
     run.start_at_unix_ns = at.value();
   }
   NativeCommand& cmd = s.cmd;

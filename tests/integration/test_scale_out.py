@@ -142,6 +142,47 @@ class ScaleOutTest(unittest.TestCase):
         self.assertAlmostEqual(result["start_unix_s"], start, places=2)
         self.assertLess(result["start_late_ms"], 50)
 
+    def test_bad_shard_flags_and_environment_are_usage_errors(self):
+        url = self.nginx.url + "/100.bin"
+        cases = [
+            (["--shard", "4/4"], {}, "--shard"),
+            (["--shard", "x"], {}, "--shard"),
+            (["--start-at", "+5s"], {}, "HAIL_START_REF"),
+            (["--start-at", "tomorrow"], {}, "--start-at"),
+            (["--shards", "3"], {}, "JOB_COMPLETION_INDEX"),
+            ([], {"SLURM_PROCID": "1"}, "SLURM_NTASKS"),
+            ([], {"JOB_COMPLETION_INDEX": "1"}, "HAIL_SHARDS"),
+            ([], {"OMPI_COMM_WORLD_RANK": "9", "OMPI_COMM_WORLD_SIZE": "4"}, "OMPI_COMM_WORLD_RANK"),
+            (["-c", "3", "--shard", "3/4"], {}, "-c 3"),
+        ]
+        for args, env, needle in cases:
+            full_env = dict(os.environ, **env)
+            proc = subprocess.run([hail_bin(), url, "-d", "1s", "-q"] + args, env=full_env,
+                                  capture_output=True, text=True, timeout=20)
+            self.assertEqual(proc.returncode, 1 if needle == "-c 3" else 2, (args, env, proc.stderr))
+            self.assertIn(needle, proc.stderr, (args, env))
+            self.assertEqual(proc.stderr.count("\n"), 1, proc.stderr)
+
+    def test_slurm_environment_and_shard_file_names(self):
+        # Two "tasks" started by hand with Slurm's variables: each runs its half, writes its file.
+        ref = int(time.time())
+        procs = []
+        for i in range(2):
+            env = dict(os.environ, SLURM_PROCID=str(i), SLURM_NTASKS="2",
+                       SLURM_JOB_START_TIME=str(ref))
+            procs.append(subprocess.Popen(
+                [hail_bin(), self.nginx.url + "/100.bin", "-n", "301", "-c", "3", "--start-at",
+                 "+2s", "-q", "--json", os.path.join(self.dir, "s-{shard}.json")], env=env,
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+        for p in procs:
+            _, err = p.communicate(timeout=30)
+            self.assertEqual(p.returncode, 0, err)
+        parts = [json.load(open(os.path.join(self.dir, "s-%d.json" % i))) for i in range(2)]
+        self.assertEqual([p["requests"]["completed"] for p in parts], [151, 150])
+        self.assertEqual([p["connections"] for p in parts], [2, 1])
+        self.assertEqual([p["shard"]["source"] for p in parts], ["Slurm", "Slurm"])
+        self.assertEqual({p["start_unix_s"] for p in parts}, {ref + 2.0})
+
 
 if __name__ == "__main__":
     unittest.main()
