@@ -4,7 +4,9 @@
 
 #include "cli/monitor_sampler.h"
 #include "cli/native_table.h"
+#include "core/clock.h"
 #include "core/url.h"
+#include "load/shard.h"
 #include "load/url_mix.h"
 #include "report/hlog_writer.h"
 #include "report/html_report.h"
@@ -59,6 +61,53 @@ Status apply_words(NativeState& s, const ParsedArgs& parsed) {
   return apply_urls_file(s, !parsed.positionals.empty());
 }
 
+// "{shard}" in an output file name becomes the shard's index: one command line for every shard
+// of a launcher (mpirun, srun, an Indexed Job) still gives each its own file.
+void name_shard_file(std::string& path, uint32_t index) {
+  static constexpr std::string_view kPlaceholder = "{shard}";
+  for (size_t at = path.find(kPlaceholder); at != std::string::npos;
+       at = path.find(kPlaceholder, at)) {
+    const std::string number = std::to_string(index);
+    path.replace(at, kPlaceholder.size(), number);
+    at += number.size();
+  }
+}
+
+// The launcher's shard unless --shard said otherwise, --start-at read against the environment
+// (its +DURATION reference), and {shard} in output file names.
+Status apply_scale_out(NativeState& s) {
+  RunOptions& run = s.cmd.run;
+  const EnvLookup env = process_env();
+  if (!s.shard_given) {
+    auto detected = detect_shard(env, s.shards);
+    if (!detected) return detected.error();
+    if (detected.value()) {
+      run.shard = *detected.value();
+    } else if (s.shards != 0) {
+      return make_error(
+          "--shards N counts the shards of a Kubernetes Indexed Job, but JOB_COMPLETION_INDEX "
+          "is not set: give --shard I/N");
+    }
+  }
+  if (!s.start_at.empty()) {
+    auto at = parse_start_at(s.start_at, env);
+    if (!at) return at.error();
+    // Connections wait open until then: a day ahead is a typo (a year, a time zone), not a plan.
+    constexpr uint64_t kMaxAheadNs = 24ull * 3600 * kNsPerSec;
+    if (at.value() > unix_now_ns() + kMaxAheadNs) {
+      return make_error("--start-at " + quote(s.start_at) +
+                        " is more than 24 hours ahead (check the date and the time zone)");
+    }
+    run.start_at_unix_ns = at.value();
+  }
+  NativeCommand& cmd = s.cmd;
+  for (std::string* path : {&cmd.json_path, &cmd.html_path, &cmd.timeseries_path, &cmd.hlog_path,
+                            &cmd.verdict.junit_path}) {
+    name_shard_file(*path, run.shard.index);
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
@@ -78,6 +127,7 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   s.given.keep_series = s.interval_given || !cmd.timeseries_path.empty() ||
                         !cmd.json_path.empty() || !cmd.html_path.empty() ||
                         !cmd.verdict.slo.empty() || !s.monitors.empty();
+  if (Status st = apply_scale_out(s); !st) return st.error();
   if (Status st = check_verdict_flags(cmd.verdict); !st) return st.error();
   if (Status st = validate(cmd.run, s.given); !st) return st.error();
   if (!s.monitor_metrics.empty() && s.monitors.empty()) {

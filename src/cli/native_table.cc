@@ -7,6 +7,7 @@
 #include "cli/flag_values.h"
 #include "core/numbers.h"
 #include "core/units.h"
+#include "load/shard.h"
 #include "load/url_mix.h"
 #include "net/address.h"
 #include "net/tls.h"
@@ -57,6 +58,49 @@ Status set_rate(NativeState& s, const ParsedFlag& f) {
                       quote(f.value));
   }
   s.cmd.run.rate_per_s = *v;
+  return ok_status();
+}
+
+Status set_shard(NativeState& s, const ParsedFlag& f) {
+  auto shard = parse_shard(f.value);
+  if (!shard) return shard.error();
+  s.cmd.run.shard = shard.value();
+  s.shard_given = true;
+  return ok_status();
+}
+
+Status set_shards(NativeState& s, const ParsedFlag& f) {
+  auto v = positive_count(f, kMaxShards);
+  if (!v) return v.error();
+  s.shards = static_cast<uint32_t>(*v);
+  return ok_status();
+}
+
+Status set_start_at(NativeState& s, const ParsedFlag& f) {
+  if (f.value.empty()) return make_error("--start-at needs a time");
+  s.start_at = f.value;  // read with the environment (HAIL_START_REF) once every flag is in
+  return ok_status();
+}
+
+Status set_run_id(NativeState& s, const ParsedFlag& f) {
+  // A label value in live metrics and a name in merged results: keep it printable and short.
+  if (f.value.empty() || f.value.size() > 128) {
+    return make_error("--run-id needs a name of 1 to 128 characters");
+  }
+  for (char c : f.value) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+      return make_error("--run-id " + quote(f.value) +
+                        ": no control characters, quotes or backslashes");
+    }
+  }
+  s.cmd.run.run_id = f.value;
+  return ok_status();
+}
+
+Status set_seed(NativeState& s, const ParsedFlag& f) {
+  auto v = positive_count(f, UINT64_MAX);
+  if (!v) return v.error();
+  s.cmd.run.seed = *v;
   return ok_status();
 }
 
@@ -433,6 +477,20 @@ constexpr NativeFlag kFlags[] = {
      "check the certificate and host name (off by default, like wrk)"},
     {"", "cacert", "FILE", tls_only<set_cacert>,
      "trust the PEM certificates in FILE (implies --verify)"},
+    {"", "seed", "N", set_seed,
+     "seed of the random choices (Poisson arrivals, random mixes): the same\nseed, the same "
+     "plan (default: the clock; shards: --start-at's instant)"},
+    {"", "shard", "I/N", set_shard,
+     "run shard I (from 0) of N of this test: its part of -c, -n and -R, the\nplanned requests k "
+     "with k mod N = I (default: from the launcher's\nenvironment: Open MPI, PMI, Slurm, "
+     "Kubernetes; see README)",
+     "Scale-out:"},
+    {"", "shards", "N", set_shards,
+     "the shard count of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX)"},
+    {"", "start-at", "TIME", set_start_at,
+     "open the connections now, start the load at TIME: Unix seconds, RFC\n3339 "
+     "(2026-12-02T12:00:00Z), or +DURATION after $HAIL_START_REF\n(else $SLURM_JOB_START_TIME)"},
+    {"", "run-id", "ID", set_run_id, "name of the test, the same in every shard (results, metrics)"},
     {"", "slo", "EXPR", add_slo,
      "a threshold the run must meet (repeatable): p(99)<10ms, error_rate<0.1%,\nrps>=5000, "
      "p99<20ms over 10s, ... (see README); exit status 99 when one\nfails, 98 when hail was the "

@@ -35,6 +35,7 @@ class RateModel final : public LoadModel {
                                     ThreadScript* /*script*/) const override {
     RateSettings s;
     s.measure_start_ns = plan.measure_start_ns;
+    if (plan.end_ns != 0) s.end_ns = plan.end_ns;
     s.connections = share.connections;
     if (plan.options.requests > 0) s.budget = RequestBudget(share.requests);
     RateScheduleOptions o;

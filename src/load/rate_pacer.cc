@@ -107,6 +107,7 @@ uint64_t RatePacer::pop_planned() {
 void RatePacer::plan_due(uint64_t now_ns) {
   while (schedule_.next_planned_ns() <= now_ns) {
     const uint64_t planned_ns = schedule_.next_planned_ns();
+    if (planned_ns >= settings_.end_ns) return;
     if (settings_.budget.limited() && planned_ns >= settings_.measure_start_ns) {
       // -n with -R: exactly this worker's share of measured requests is planned, no more.
       if (budget_planned()) return;
@@ -143,7 +144,7 @@ void RatePacer::on_schedule_timer(Timer* /*timer*/, void* ctx) {
   self->plan_due(loop.refresh_now_ns());
   self->dispatch();
   const uint64_t next_ns = self->schedule_.next_planned_ns();
-  if (next_ns != kNoMoreRequests && !self->budget_planned()) {
+  if (next_ns < self->settings_.end_ns && !self->budget_planned()) {
     loop.arm(self->schedule_timer_, std::max(next_ns, loop.now_ns() + kMinWakeGapNs));
   }
 }

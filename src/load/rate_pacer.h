@@ -21,6 +21,9 @@ struct RateSettings {
   uint64_t measure_start_ns = 0;  // planned before this: warm-up (not counted)
   uint32_t connections = 1;       // opened at the start; the host's connection_count() is the cap
   RequestBudget budget;           // -n with -R: exactly this many measured requests are planned
+  // The plan is half-open, [start, end): a request planned at the end (or after) is not sent,
+  // though the schedule timer may fire before the worker's end timer at the same instant.
+  uint64_t end_ns = kNoMoreRequests;
 };
 
 class RatePacer final : public Pacer {

@@ -22,7 +22,7 @@ struct ShardSpec {
   uint32_t count = 1;
   // Where it came from: "--shard", "Open MPI", "PMI", "Slurm", "Kubernetes"; empty: not sharded.
   std::string source;
-  bool sharded() const { return count > 1 || !source.empty(); }
+  bool sharded() const { return count > 1; }
 };
 
 // "I/N" with 0 <= I < N <= kMaxShards.

@@ -169,6 +169,16 @@ std::string render_text_report(const RunResult& r, std::string_view hail_version
        r.keep_alive ? "keep-alive" : "new connection per request", protocol_label(r).c_str(),
        r.method.c_str(),
        r.warmup_ns ? (", warm-up " + dur(r.warmup_ns) + " excluded").c_str() : "");
+  if (r.shard_count > 1) {
+    std::string start;
+    if (r.start_at_unix_ns != 0) {
+      start = ", load started " + format_duration_ns(static_cast<double>(r.start_late_ns)) +
+              " after --start-at";
+    }
+    line(out, "  shard %u of %u (%s)%s%s%s: its part of a test of %u connections", r.shard_index,
+         r.shard_count, r.shard_source.c_str(), r.run_id.empty() ? "" : ", run ",
+         r.run_id.c_str(), start.c_str(), r.whole_connections);
+  }
   if (!r.tls_version.empty()) {
     line(out, "  TLS: %s %s, %llu handshakes (%llu resumed)", r.tls_version.c_str(),
          r.tls_cipher.c_str(), static_cast<unsigned long long>(c.tls_handshakes),
