@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <span>
+#include <sys/stat.h>
 #include <utility>
 
 #include "cli/flag_values.h"
@@ -190,13 +191,29 @@ int run_merge_command(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   std::vector<MergeInput> inputs;
+  std::vector<std::string> skipped;
   for (const std::string& path : cmd->inputs) {
+    // A run killed before its report (a shard that died: hail opens --json files when it starts)
+    // leaves an empty file: skipped, so that a merge of shard-*.json names that shard missing.
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+      skipped.push_back(path);
+      continue;
+    }
     auto doc = read_document(path);
     if (!doc) {
       std::fprintf(stderr, "hail merge: %s\n", doc.error().message.c_str());
       return kExitUsage;
     }
     inputs.push_back(MergeInput{path, std::move(doc.value())});
+  }
+  for (const std::string& path : skipped) {
+    std::fprintf(stderr, "hail merge: warning: %s is empty (its run did not finish): skipped\n",
+                 quote(path).c_str());
+  }
+  if (inputs.empty()) {
+    std::fprintf(stderr, "hail merge: nothing to merge: every input is empty\n");
+    return kExitUsage;
   }
   auto merged = merge_runs(std::move(inputs), HAIL_VERSION_STRING);
   if (!merged) {
@@ -238,7 +255,8 @@ std::string merge_usage() {
          "\n"
          "Shards of one test (--shard, or a launcher's environment): the same shard given twice\n"
          "is refused (exit status 2); missing shards are named with the share of the load they\n"
-         "did not offer (a warning: exit status 0), and the shards' start skew is noted.\n";
+         "did not offer (a warning: exit status 0), and the shards' start skew is noted.\n"
+         "An empty input (a run killed before it wrote its report) is skipped with a warning.\n";
 }
 
 std::vector<FlagName> report_flag_names() {
