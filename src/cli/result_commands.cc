@@ -1,11 +1,12 @@
 #include "cli/result_commands.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <span>
-#include <sys/stat.h>
 #include <utility>
 
 #include "cli/flag_values.h"

@@ -57,8 +57,8 @@ void read_shard_fields(const JsonNode& doc, RunResult& r) {
     const JsonNode index = shard->at("index");
     r.shard_index = index.u32();
     if (r.shard_index >= r.shard_count) {
-      index.fail("shard " + std::to_string(r.shard_index) + " of " +
-                 std::to_string(r.shard_count) + " (indices run from 0 to count - 1)");
+      index.fail("shard " + std::to_string(r.shard_index) + " of " + std::to_string(r.shard_count) +
+                 " (indices run from 0 to count - 1)");
     }
     r.shard_source = shard->string("source");
     const JsonNode whole = shard->at("whole");
@@ -124,11 +124,10 @@ ShardSummary read_shards_json(const JsonNode& node) {
   const JsonNode inputs = node.at("inputs");
   for (size_t i = 0, n = inputs.array_size(); i < n; ++i) {
     const JsonNode in = inputs.element(i);
-    s.inputs.push_back(ShardInput{in.u32("index"), in.string("file"),
-                                  in.at("start_unix_ns").u64_at_most(kMaxUnixNs),
-                                  in.at("late_ns").u64_at_most(kMaxDurationNs),
-                                  in.at("duration_ns").u64_at_most(kMaxDurationNs),
-                                  in.boolean("interrupted")});
+    s.inputs.push_back(ShardInput{
+        in.u32("index"), in.string("file"), in.at("start_unix_ns").u64_at_most(kMaxUnixNs),
+        in.at("late_ns").u64_at_most(kMaxDurationNs),
+        in.at("duration_ns").u64_at_most(kMaxDurationNs), in.boolean("interrupted")});
   }
   return s;
 }

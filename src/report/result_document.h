@@ -53,8 +53,8 @@ struct ShardSummary {
   double not_offered_amount = 0;
   double whole_amount = 0;
   std::string unit;
-  uint64_t start_skew_ns = 0;  // latest actual start - earliest
-  bool start_at = false;       // the shards were given --start-at
+  uint64_t start_skew_ns = 0;      // latest actual start - earliest
+  bool start_at = false;           // the shards were given --start-at
   std::vector<ShardInput> inputs;  // in input order
 };
 

@@ -173,10 +173,10 @@ void set_notes(const std::vector<MergeInput>& inputs, const MergeSummary& m,
   // time (measured_union_ns).
   const std::string start_skew =
       shards ? "" : "start skew " + duration_text(m.start_spread_ns) + ", ";
-  merged.notes.push_back(string_printf(
-      "merged %zu run%s: %send skew %s, %s measured", inputs.size(), inputs.size() == 1 ? "" : "s",
-      start_skew.c_str(), duration_text(m.end_spread_ns).c_str(),
-      duration_text(m.measured_union_ns).c_str()));
+  merged.notes.push_back(string_printf("merged %zu run%s: %send skew %s, %s measured",
+                                       inputs.size(), inputs.size() == 1 ? "" : "s",
+                                       start_skew.c_str(), duration_text(m.end_spread_ns).c_str(),
+                                       duration_text(m.measured_union_ns).c_str()));
   if (shards) {
     merged.notes.insert(merged.notes.end(), shards->notes.begin(), shards->notes.end());
   }
@@ -267,8 +267,7 @@ Result<MergeOutcome> merge_runs(std::vector<MergeInput> inputs, std::string_view
   MergeOutcome out;
   for (size_t i = 1; i < inputs.size(); ++i) warn_differences(inputs[0], inputs[i], out.warnings);
   if (*shards) {
-    out.warnings.insert(out.warnings.end(), (*shards)->warnings.begin(),
-                        (*shards)->warnings.end());
+    out.warnings.insert(out.warnings.end(), (*shards)->warnings.begin(), (*shards)->warnings.end());
   }
 
   // What comes from the inputs as a whole, before their results move into the merge.

@@ -24,9 +24,9 @@ std::string amount_text(double v) {
 }
 
 std::string shard_text(const RunResult& r) {
-  return is_shard(r) && r.shard_count > 1 ? "shard " + std::to_string(r.shard_index) + " of " +
-                                                std::to_string(r.shard_count)
-                                          : "not a shard";
+  return is_shard(r) && r.shard_count > 1
+             ? "shard " + std::to_string(r.shard_index) + " of " + std::to_string(r.shard_count)
+             : "not a shard";
 }
 
 // When the shard's load really started: the instant asked for plus how late it was, or (without
@@ -133,8 +133,8 @@ Result<std::optional<ShardCheck>> check_shards(const std::vector<MergeInput>& in
     }
     const auto [at, fresh] = by_index.emplace(r.shard_index, i);
     if (!fresh) {
-      return make_error(inputs[at->second].name + " and " + in.name + " are both " +
-                        shard_text(r) + ": its load would count twice (merge one of them)");
+      return make_error(inputs[at->second].name + " and " + in.name + " are both " + shard_text(r) +
+                        ": its load would count twice (merge one of them)");
     }
     members.push_back(i);
   }

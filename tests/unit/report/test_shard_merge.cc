@@ -58,9 +58,8 @@ bool has(const std::vector<std::string>& lines, const std::string& line) {
 }
 
 TEST(ShardMerge, MissingRateShareIsExact) {
-  auto merged = merge_runs({input(shard(0, 4, 4000)), input(shard(1, 4, 4000)),
-                            input(shard(3, 4, 4000))},
-                           "0.1.0");
+  auto merged = merge_runs(
+      {input(shard(0, 4, 4000)), input(shard(1, 4, 4000)), input(shard(3, 4, 4000))}, "0.1.0");
   ASSERT_TRUE(merged.ok()) << merged.error().message;
   const std::string line =
       "shard 2 of 4 missing: 25.0% of the load was not offered (1000 of 4000 req/s)";
@@ -131,9 +130,11 @@ TEST(ShardMerge, StartSkewFromTheActualStarts) {
                  "0.1.0");
   ASSERT_TRUE(merged.ok()) << merged.error().message;
   const std::vector<std::string>& notes = merged->merged.result.notes;
-  EXPECT_TRUE(has(notes, "shards started within 2.7 ms of each other (latest: shard 1, 3.2 ms "
-                         "after --start-at)"))
-      << notes[0] << "\n" << notes[1];
+  EXPECT_TRUE(has(notes,
+                  "shards started within 2.7 ms of each other (latest: shard 1, 3.2 ms "
+                  "after --start-at)"))
+      << notes[0] << "\n"
+      << notes[1];
   // The inputs' start skew is the shards' line, not said twice.
   ASSERT_FALSE(notes.empty());
   EXPECT_EQ(notes[0].find("start skew"), std::string::npos) << notes[0];
