@@ -140,6 +140,30 @@ class ExpositionTest(unittest.TestCase):
                        if k.startswith("hail_request_duration_seconds_bucket")]
             self.assertEqual(buckets, sorted(buckets))
 
+    def test_mix_tags_are_line_names(self):
+        with tempfile.TemporaryDirectory(prefix="hail_metrics_") as tmp:
+            urls = os.path.join(tmp, "urls.txt")
+            with open(urls, "w") as f:
+                f.write("3 /bytes/10\n1 /bytes/100\n")
+            with HailServer() as server, MetricsHail("-c", 2, "-t", 1, "-d", "1500ms", "-q",
+                                                     "--urls", urls, "--metrics-linger", "20s",
+                                                     "--json", "-", server.url) as hail:
+                wait_until(lambda: samples(scrape(hail.url)[2])['hail_up{shard="0/1"}'] == 0, 15,
+                           interval=0.2, what="hail_up 0 after the run")
+                final = samples(scrape(hail.url)[2])
+                hail.proc.send_signal(signal.SIGINT)
+                code, out, err = hail.wait(15)
+                self.assertEqual(code, 0, err)
+                report = json.loads(out)
+        tags = {k: v for k, v in final.items() if k.startswith("hail_tag_requests_total")}
+        self.assertEqual(set(tags), {
+            'hail_tag_requests_total{shard="0/1",tag="GET /bytes/10"}',
+            'hail_tag_requests_total{shard="0/1",tag="GET /bytes/100"}'}, final)
+        self.assertEqual(sum(tags.values()), report["requests"]["completed"])
+        by_name = {t["name"]: t["completed"] for t in report["tags"]}
+        self.assertEqual(tags['hail_tag_requests_total{shard="0/1",tag="GET /bytes/10"}'],
+                         by_name["GET /bytes/10"])
+
     def test_linger_keeps_serving_then_exits(self):
         with HailServer() as server, MetricsHail("-c", 2, "-t", 1, "-d", "1s", "-q",
                                                  "--metrics-linger", "2s",
