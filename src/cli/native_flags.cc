@@ -126,7 +126,11 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   // Thresholds judged over windows (over, for, first breaches, --slo-abort) need the series.
   s.given.keep_series = s.interval_given || !cmd.timeseries_path.empty() ||
                         !cmd.json_path.empty() || !cmd.html_path.empty() ||
-                        !cmd.verdict.slo.empty() || !s.monitors.empty();
+                        !cmd.verdict.slo.empty() || !s.monitors.empty() ||
+                        cmd.metrics_listen.has_value();
+  if (s.metrics_linger_given && !cmd.metrics_listen) {
+    return make_error("--metrics-linger needs --metrics-listen ADDR:PORT");
+  }
   if (Status st = apply_scale_out(s); !st) return st.error();
   if (Status st = check_verdict_flags(cmd.verdict); !st) return st.error();
   if (Status st = validate(cmd.run, s.given); !st) return st.error();
@@ -162,6 +166,8 @@ OutputOptions native_outputs(const NativeCommand& cmd) {
   }
   if (!cmd.hlog_path.empty()) output.files.push_back({cmd.hlog_path, "--hlog", render_hlog});
   add_verdict_outputs(cmd.verdict, output);
+  output.metrics_listen = cmd.metrics_listen;
+  output.metrics_linger_ns = cmd.metrics_linger_ns;
   return output;
 }
 

@@ -4,10 +4,13 @@
 // throw-away TLS context that checks --ciphers; any thread.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/flag_table.h"
+#include "cli/metrics_server.h"
 #include "cli/run_command.h"
 #include "cli/verdict_flags.h"
 #include "core/result.h"
@@ -19,9 +22,12 @@ struct NativeCommand {
   RunOptions run;
   std::string json_path;        // empty: no JSON; "-": JSON on stdout instead of the text report
   std::string timeseries_path;  // empty: none; CSV or JSON Lines by extension
-  std::string html_path;  // empty: none; the HTML report (report/html_report.h)
+  std::string html_path;        // empty: none; the HTML report (report/html_report.h)
   std::string hlog_path;        // empty: none; an HdrHistogram interval log (report/hlog_writer.h)
-  VerdictFlags verdict;         // --slo, --slo-abort, --junit
+  // --metrics-listen (none: no metrics served) and --metrics-linger.
+  std::optional<MetricsListen> metrics_listen;
+  uint64_t metrics_linger_ns = 0;
+  VerdictFlags verdict;  // --slo, --slo-abort, --junit
   bool quiet = false;
   bool show_help = false;
   bool show_version = false;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cli/flag_values.h"
+#include "cli/metrics_server.h"
 #include "core/numbers.h"
 #include "core/units.h"
 #include "load/shard.h"
@@ -360,6 +361,21 @@ Status add_monitor_metric(NativeState& s, const ParsedFlag& f) {
   return ok_status();
 }
 
+Status set_metrics_listen(NativeState& s, const ParsedFlag& f) {
+  auto v = parse_metrics_listen(f.value);
+  if (!v) return v.error();
+  s.cmd.metrics_listen = std::move(v.value());
+  return ok_status();
+}
+
+Status set_metrics_linger(NativeState& s, const ParsedFlag& f) {
+  auto v = parse_duration_ns(f.value);
+  if (!v) return bad_value(f, v.error());
+  s.cmd.metrics_linger_ns = *v;
+  s.metrics_linger_given = true;
+  return ok_status();
+}
+
 // Switches: each sets one field of the command, its RunOptions, its request or its TLS settings.
 template <auto kField, auto kValue>
 Status set_command(NativeState& s, const ParsedFlag&) {
@@ -517,6 +533,11 @@ constexpr NativeFlag kFlags[] = {
     {"", "hlog", "FILE", set_hlog,
      "HdrHistogram interval log (format 1.3) of the measured intervals:\nlatency (with -R also "
      "service and lag) per --interval, in ns"},
+    {"", "metrics-listen", "A:P", set_metrics_listen,
+     "serve live Prometheus / OpenMetrics metrics at http://A:P/metrics\nwhile the run goes on "
+     "(port 0: any; the address is printed on stderr)"},
+    {"", "metrics-linger", "T", set_metrics_linger,
+     "keep serving the final metrics for T after the run (default 0)"},
     {"q", "quiet", nullptr, set_command<&NativeCommand::quiet, true>, "no progress line"},
     {"h", "help", nullptr, set_command<&NativeCommand::show_help, true>, "this help"},
     {"V", "version", nullptr, set_command<&NativeCommand::show_version, true>, "print the version"},

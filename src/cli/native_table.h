@@ -20,6 +20,7 @@ struct NativeState {
   std::string urls_path;
   bool mix_given = false;
   bool interval_given = false;
+  bool metrics_linger_given = false;
   std::vector<std::string> monitors;         // --monitor values, checked once every flag is read
   std::vector<std::string> monitor_metrics;  // --monitor-metric
   // Scale-out, resolved once every flag is read (native_flags.cc: the launcher's environment).

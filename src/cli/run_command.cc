@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "analysis/run_verdicts.h"
+#include "cli/live_metrics.h"
 #include "cli/machine_probe.h"
 #include "cli/slo_watch.h"
 #include "core/clock.h"
@@ -229,6 +231,53 @@ int report_run(const RunOptions& options, const OutputOptions& output, const Run
   return status;
 }
 
+// --metrics-listen: the server and what it shows, fed from the supervising loop.
+struct MetricsFeed {
+  std::unique_ptr<MetricsServer> server;
+  LiveMetrics metrics;
+};
+
+// After the report: hail_up 0 is served for --metrics-linger (SIGINT/SIGTERM end it early).
+void linger(const OutputOptions& output) {
+  const uint64_t until_ns = mono_now_ns() + output.metrics_linger_ns;
+  while (mono_now_ns() < until_ns) {
+    if (stop_signal_pending()) return;
+    const uint64_t left_ns = until_ns - mono_now_ns();
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min(left_ns, 100 * kNsPerMs)));
+  }
+}
+
+Result<RunResult> run_supervised(const RunOptions& options, const OutputOptions& output,
+                                 const TickFn& tick, std::unique_ptr<ScriptRun>* script,
+                                 MetricsFeed* feed) {
+  auto live = LiveRun::start(options);
+  if (!live) return live.error();
+  SloWatch watch(output.slo_abort ? output.slo : std::vector<std::string>{});
+  std::string abort_reason;
+  while (!(*live)->poll(tick)) {
+    if (abort_reason.empty()) {
+      if (auto why = watch.check((*live)->intervals(), (*live)->workers())) {
+        abort_reason = *why;
+        (*live)->stop();
+      }
+    }
+    if (feed != nullptr) {
+      feed->metrics.update(**live);
+      feed->server->publish(feed->metrics.snapshot());
+    }
+    std::this_thread::sleep_for(std::chrono::nanoseconds((*live)->sleep_ns()));
+  }
+  RunResult result = (*live)->finish(script);
+  result.slo = output.slo;
+  result.slo_abort = abort_reason;
+  result.machines = {probe_machine()};
+  if (feed != nullptr) {
+    feed->metrics.finish(result);
+    feed->server->publish(feed->metrics.snapshot());
+  }
+  return result;
+}
+
 }  // namespace
 
 int run_and_report(const RunOptions& given, const OutputOptions& output) {
@@ -249,39 +298,40 @@ int run_and_report(const RunOptions& given, const OutputOptions& output) {
     progress.update(p);
     return false;
   };
+  std::unique_ptr<MetricsFeed> feed;
+  if (output.metrics_listen) {
+    LiveMetrics metrics(options);
+    auto server = MetricsServer::start(*output.metrics_listen, metrics.snapshot());
+    if (!server) {
+      for (OutputFile& file : files) discard_output(file);
+      std::fprintf(stderr, "hail: %s\n", server.error().message.c_str());
+      return kExitCouldNotRun;
+    }
+    feed = std::make_unique<MetricsFeed>(MetricsFeed{std::move(server.value()), metrics});
+    std::fprintf(stderr, "hail: metrics on %s\n", feed->server->url().c_str());
+    std::fflush(stderr);
+  }
   ScriptStdout script_stdout(!options.script_path.empty() && output.stdout_is_data);
   std::unique_ptr<ScriptRun> script;
-  auto result = run_judged(options, output, tick, &script);
+  auto result = run_supervised(options, output, tick, &script, feed.get());
   progress.clear();
   if (!result) {
     for (OutputFile& file : files) discard_output(file);
     std::fprintf(stderr, "hail: %s\n", result.error().message.c_str());
     return kExitCouldNotRun;
   }
-  return report_run(options, output, result.value(), script.get(),
-                    rates ? &rates->samples() : nullptr, script_stdout, files);
+  const int status = report_run(options, output, result.value(), script.get(),
+                                rates ? &rates->samples() : nullptr, script_stdout, files);
+  if (feed) {
+    std::fflush(stdout);
+    linger(output);
+  }
+  return status;
 }
 
 Result<RunResult> run_judged(const RunOptions& options, const OutputOptions& output,
                              const TickFn& tick, std::unique_ptr<ScriptRun>* script) {
-  auto live = LiveRun::start(options);
-  if (!live) return live.error();
-  SloWatch watch(output.slo_abort ? output.slo : std::vector<std::string>{});
-  std::string abort_reason;
-  while (!(*live)->poll(tick)) {
-    if (abort_reason.empty()) {
-      if (auto why = watch.check((*live)->intervals(), (*live)->workers())) {
-        abort_reason = *why;
-        (*live)->stop();
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::nanoseconds((*live)->sleep_ns()));
-  }
-  RunResult result = (*live)->finish(script);
-  result.slo = output.slo;
-  result.slo_abort = abort_reason;
-  result.machines = {probe_machine()};
-  return result;
+  return run_supervised(options, output, tick, script, nullptr);
 }
 
 }  // namespace hail

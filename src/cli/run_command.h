@@ -5,9 +5,11 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/metrics_server.h"
 #include "core/result.h"
 #include "load/run_options.h"
 #include "load/runner.h"
@@ -38,6 +40,10 @@ struct OutputOptions {
   // reports; with slo_abort the run stops as soon as one can no longer pass.
   std::vector<std::string> slo;
   bool slo_abort = false;
+  // --metrics-listen: live metrics served while the run goes on (it needs the --interval series:
+  // the front-end keeps one), then for metrics_linger_ns after the report.
+  std::optional<MetricsListen> metrics_listen;
+  uint64_t metrics_linger_ns = 0;
 };
 
 // Exit statuses shared by all front-ends.

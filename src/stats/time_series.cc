@@ -23,6 +23,7 @@ void merge_window(WindowStats& into, const WindowStats& from) {
   into.warmup = into.warmup && from.warmup;
   into.completed += from.completed;
   into.status_errors += from.status_errors;
+  for (size_t c = 0; c < kStatusClassCount; ++c) into.status_classes[c] += from.status_classes[c];
   for (size_t e = 0; e < kErrorClassCount; ++e) into.errors[e] += from.errors[e];
   into.latency.merge(from.latency);
   into.service.merge(from.service);
@@ -121,6 +122,7 @@ WindowStats window_stats(const WindowSeries::Window& window, uint64_t load_start
   w.warmup = window.warmup;
   w.completed = window.completed;
   w.status_errors = window.status_errors;
+  w.status_classes = window.status_classes;
   w.errors = window.errors;
   w.latency = window.latency;
   w.service = window.service;

@@ -19,6 +19,14 @@
 
 namespace hail {
 
+// Completed responses by status class: [1]..[5] for 1xx..5xx, [0] for any other status (0 for
+// HTTP/0.9, codes outside 100..599).
+inline constexpr size_t kStatusClassCount = 6;
+using StatusClassCounts = std::array<uint64_t, kStatusClassCount>;
+inline constexpr size_t status_class_index(int status) {
+  return status >= 100 && status < 600 ? static_cast<size_t>(status / 100) : 0;
+}
+
 // One tag's share of a window (--urls line, hail.tag): what single-run comparisons resample per
 // tag. Windows list only the tags that had an outcome in them, by name (workers number tags in
 // the order they first meet them, so only names line up across workers and hosts).
@@ -32,7 +40,7 @@ struct TagWindow {
 
 // One merged window (an interval of the time series, or one stage / ladder step).
 //
-// Memory: 216 bytes of fields plus the encoded latency histogram, whose payload costs at most
+// Memory: 264 bytes of fields plus the encoded latency histogram, whose payload costs at most
 // ~3 bytes per request (a count, and the run of empty slots before it; 1 byte each while below 64)
 // and at most ~2 bytes per slot between the window's fastest and slowest request (3,400 slots per
 // decade of latency) while counts stay below 8,192, whatever the rate. Measured
@@ -46,6 +54,9 @@ struct WindowStats {
   bool warmup = false;    // a warm-up window: shown, but not part of the run's totals
   uint64_t completed = 0;
   uint64_t status_errors = 0;  // part of `completed` with a status outside 2xx/3xx
+  // `completed` by status class (status_class_index): live metrics' hail_requests_total. Not in
+  // the JSON result (reports keep exact codes in the run's totals).
+  StatusClassCounts status_classes{};
   std::array<uint64_t, kErrorClassCount> errors{};
   // Latency of the requests completed in the window (rate mode: corrected), in ns; 0 when none.
   // Read from `latency` whenever windows merge (merge_window), kept as fields for the reports.
@@ -112,6 +123,7 @@ class WindowSeries {
     bool warmup = false;
     uint64_t completed = 0;
     uint64_t status_errors = 0;
+    StatusClassCounts status_classes{};
     std::array<uint64_t, kErrorClassCount> errors{};
     uint64_t open_connections = 0;
     EncodedHistogram latency;  // exact
@@ -137,6 +149,7 @@ class WindowSeries {
   void on_complete(int status, uint64_t latency_ns, uint64_t service_ns = 0, uint64_t lag_ns = 0,
                    uint16_t tag = kNoTag) {
     ++current_.completed;
+    ++current_.status_classes[status_class_index(status)];  // plain, this worker's own window
     const bool failed = status < 200 || status >= 400;
     if (failed) ++current_.status_errors;
     histogram_.record(latency_ns);
