@@ -506,7 +506,8 @@ constexpr NativeFlag kFlags[] = {
     {"", "start-at", "TIME", set_start_at,
      "open the connections now, start the load at TIME: Unix seconds, RFC\n3339 "
      "(2026-12-02T12:00:00Z), or +DURATION after $HAIL_START_REF\n(else $SLURM_JOB_START_TIME)"},
-    {"", "run-id", "ID", set_run_id, "name of the test, the same in every shard (results, metrics)"},
+    {"", "run-id", "ID", set_run_id,
+     "name of the test, the same in every shard (results, metrics)"},
     {"", "slo", "EXPR", add_slo,
      "a threshold the run must meet (repeatable): p(99)<10ms, error_rate<0.1%,\nrps>=5000, "
      "p99<20ms over 10s, ... (see README); exit status 99 when one\nfails, 98 when hail was the "

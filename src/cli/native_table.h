@@ -24,9 +24,9 @@ struct NativeState {
   std::vector<std::string> monitors;         // --monitor values, checked once every flag is read
   std::vector<std::string> monitor_metrics;  // --monitor-metric
   // Scale-out, resolved once every flag is read (native_flags.cc: the launcher's environment).
-  bool shard_given = false;   // --shard (overrides the environment)
-  uint32_t shards = 0;        // --shards: the count for a Kubernetes Indexed Job (0: not given)
-  std::string start_at;       // --start-at, as typed
+  bool shard_given = false;  // --shard (overrides the environment)
+  uint32_t shards = 0;       // --shards: the count for a Kubernetes Indexed Job (0: not given)
+  std::string start_at;      // --start-at, as typed
 };
 
 using NativeFlag = FlagDef<NativeState, Status>;

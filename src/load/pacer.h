@@ -28,12 +28,12 @@ enum class Grant : uint8_t {
 // What a connection that can take requests does next (it asks after it opened, and after its
 // responses were handled).
 enum class Next : uint8_t {
-  kFill,              // submit what the pacer grants, now
-  kFillAtBatchEnd,    // ... after the current epoll batch (the server then sees many at once)
-  kWaitForWake,       // nothing; the pacer wakes it
-  kPauseUntil,        // nothing until Readiness::at_ns (think time), then fill
-  kHoldUntil,  // as kPauseUntil, for a connection opened before the load's start (--start-at):
-               // its first request does not count the connect, which no request waited for
+  kFill,            // submit what the pacer grants, now
+  kFillAtBatchEnd,  // ... after the current epoll batch (the server then sees many at once)
+  kWaitForWake,     // nothing; the pacer wakes it
+  kPauseUntil,      // nothing until Readiness::at_ns (think time), then fill
+  kHoldUntil,       // as kPauseUntil, for a connection opened before the load's start (--start-at):
+                    // its first request does not count the connect, which no request waited for
   kWaitForResponses,  // nothing until the requests in flight are answered
   kClose,             // close it; it opens again only if Pacer::wants_open says so
 };

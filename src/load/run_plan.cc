@@ -44,7 +44,9 @@ std::vector<StepInfo> step_infos(const RunOptions& options, double initial) {
 }
 
 // n split over `parts`: the first n % parts take one more.
-uint64_t share_of(uint64_t n, uint32_t parts, uint32_t i) { return slice_share(n, parts, i); }
+uint64_t share_of(uint64_t n, uint32_t parts, uint32_t i) {
+  return slice_share(n, parts, i);
+}
 
 // What a shard takes of a whole-test quantity; a shard left with none of it cannot run.
 Result<uint64_t> shard_part(uint64_t whole, const ShardSpec& shard, const char* what) {
@@ -95,10 +97,10 @@ Result<RunPlan> plan_run(const RunOptions& options) {
   plan.whole_connections = whole_connections;
   plan.threads = effective_threads(options.threads, std::max(1u, plan.connections));
   plan.max_open =
-      rate_mode ? static_cast<uint32_t>(slice_share(
-                      std::max(options.max_connections, whole_connections), shard.count,
-                      shard.index))
-                : plan.connections;
+      rate_mode
+          ? static_cast<uint32_t>(slice_share(std::max(options.max_connections, whole_connections),
+                                              shard.count, shard.index))
+          : plan.connections;
   plan.max_open = std::max(plan.max_open, plan.connections);
   plan.seed = run_seed(options);
   if (Status s = ensure_fd_limit(plan.max_open + kFdSlack + 2ull * plan.threads); !s) {

@@ -52,7 +52,7 @@ struct RunPlan {
   uint32_t threads = 1;
   // Closed loop: the connections (with stages: the curve's peak). Rate mode: -c, opened at start.
   uint32_t connections = 0;
-  uint32_t max_open = 0;  // connections open at most over all workers
+  uint32_t max_open = 0;           // connections open at most over all workers
   uint32_t whole_connections = 0;  // `connections` of the whole test, all shards together
   bool open_loop = false;
   // The load curve the workers follow from start_ns: a warm-up is a hold at the stages' starting

@@ -89,7 +89,7 @@ void RateSchedule::plan_next() {
     // requests. For fixed arrivals k is an integer; long double (64-bit mantissa on x86-64) keeps
     // k * 1e9 exact up to k ~ 1.8e10 so the only rounding is the final one to whole ns.
     const long double at = arrival_ == Arrival::kFixed ? static_cast<long double>(k)
-                                                        : static_cast<long double>(cumulative);
+                                                       : static_cast<long double>(cumulative);
     next_ns_ = at_offset(start_ns_, at * static_cast<long double>(kNsPerSec) /
                                         static_cast<long double>(rate_per_sec_));
     return;

@@ -82,7 +82,7 @@ class RateSchedule {
   uint64_t limit_;
   std::mt19937_64 rng_;
   uint64_t consumed_ = 0;
-  double poisson_sum_ = 0;  // Poisson: sum of the global process's Exp(1) draws so far
+  double poisson_sum_ = 0;      // Poisson: sum of the global process's Exp(1) draws so far
   uint64_t poisson_drawn_ = 0;  // how many global arrivals were drawn
   uint64_t next_ns_ = kNoMoreRequests;
 };

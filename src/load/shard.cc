@@ -31,7 +31,9 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
-bool leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+bool leap(int64_t y) {
+  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 // Digits at [pos, pos+n) of s as a number, or -1.
 int64_t digits(std::string_view s, size_t pos, size_t n) {
@@ -64,14 +66,14 @@ std::optional<uint64_t> fraction_ns(std::string_view s, size_t* pos) {
 
 std::optional<uint64_t> parse_rfc3339(std::string_view s) {
   // YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)
-  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
-      s[13] != ':' || s[16] != ':') {
+  if (s.size() < 20 || s[4] != '-' || s[7] != '-' ||
+      (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || s[13] != ':' || s[16] != ':') {
     return std::nullopt;
   }
   const int64_t y = digits(s, 0, 4), mo = digits(s, 5, 2), d = digits(s, 8, 2);
   const int64_t h = digits(s, 11, 2), mi = digits(s, 14, 2), sec = digits(s, 17, 2);
-  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
-      sec < 0 || sec > 60) {
+  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 ||
+      sec > 60) {
     return std::nullopt;
   }
   static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -95,8 +97,8 @@ std::optional<uint64_t> parse_rfc3339(std::string_view s) {
   }
   if (pos != s.size()) return std::nullopt;
   const int64_t unix_s =
-      days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
-      h * 3600 + mi * 60 + std::min<int64_t>(sec, 59) - offset_s;
+      days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
+      mi * 60 + std::min<int64_t>(sec, 59) - offset_s;
   if (unix_s < 0) return std::nullopt;
   return static_cast<uint64_t>(unix_s) * kNsPerSecond + *frac;
 }

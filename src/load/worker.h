@@ -14,9 +14,9 @@
 #include "load/connection.h"
 #include "load/measurement_sink.h"
 #include "load/pacer.h"
-#include "load/start_gate.h"
 #include "load/request_source.h"
 #include "load/run_plan.h"
+#include "load/start_gate.h"
 #include "load/targets.h"
 #include "net/event_loop.h"
 #include "net/lingering_close.h"
@@ -57,9 +57,9 @@ struct WorkerSummary {
   // A run bounded only by its request count stopped because the server was gone: every
   // connection attempt failed for longer than the request timeout with no connection open.
   bool server_gone = false;
-  uint64_t backlog = 0;      // planned requests still waiting for a connection
+  uint64_t backlog = 0;        // planned requests still waiting for a connection
   uint64_t start_late_ns = 0;  // --start-at: how late its loop ran the start (StartGate)
-  std::string script_error;  // why a script stopped the run ("" if it did not)
+  std::string script_error;    // why a script stopped the run ("" if it did not)
 };
 
 class Worker final : private PacerHost, private ConnectionHost {

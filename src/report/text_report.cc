@@ -176,8 +176,8 @@ std::string render_text_report(const RunResult& r, std::string_view hail_version
               " after --start-at";
     }
     line(out, "  shard %u of %u (%s)%s%s%s: its part of a test of %u connections", r.shard_index,
-         r.shard_count, r.shard_source.c_str(), r.run_id.empty() ? "" : ", run ",
-         r.run_id.c_str(), start.c_str(), r.whole_connections);
+         r.shard_count, r.shard_source.c_str(), r.run_id.empty() ? "" : ", run ", r.run_id.c_str(),
+         start.c_str(), r.whole_connections);
   }
   if (!r.tls_version.empty()) {
     line(out, "  TLS: %s %s, %llu handshakes (%llu resumed)", r.tls_version.c_str(),

@@ -57,7 +57,12 @@ struct EnvCase {
 TEST(DetectShard, EngineTable) {
   const std::vector<EnvCase> cases = {
       {{}, 0, true, false, 0, 1, ""},
-      {{{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"}}, 0, true, true, 2, 4,
+      {{{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"}},
+       0,
+       true,
+       true,
+       2,
+       4,
        "Open MPI"},
       {{{"PMI_RANK", "1"}, {"PMI_SIZE", "3"}}, 0, true, true, 1, 3, "PMI"},
       {{{"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "8"}}, 0, true, true, 5, 8, "Slurm"},
@@ -66,11 +71,23 @@ TEST(DetectShard, EngineTable) {
       // --shards wins over HAIL_SHARDS.
       {{{"JOB_COMPLETION_INDEX", "3"}, {"HAIL_SHARDS", "5"}}, 7, true, true, 3, 7, "Kubernetes"},
       // Open MPI first: srun under mpirun, or PMI set alongside.
-      {{{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"SLURM_PROCID", "1"},
+      {{{"OMPI_COMM_WORLD_RANK", "0"},
+        {"OMPI_COMM_WORLD_SIZE", "2"},
+        {"SLURM_PROCID", "1"},
         {"SLURM_NTASKS", "4"}},
-       0, true, true, 0, 2, "Open MPI"},
+       0,
+       true,
+       true,
+       0,
+       2,
+       "Open MPI"},
       {{{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}, {"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "4"}},
-       0, true, true, 1, 2, "PMI"},
+       0,
+       true,
+       true,
+       1,
+       2,
+       "PMI"},
       // Errors: a rank without a size, an index beyond the count, garbage, no Kubernetes count.
       {{{"SLURM_PROCID", "1"}}, 0, false, false, 0, 0, ""},
       {{{"SLURM_PROCID", "4"}, {"SLURM_NTASKS", "4"}}, 0, false, false, 0, 0, ""},
@@ -118,14 +135,13 @@ TEST(ParseStartAt, UnixSecondsAndRfc3339) {
 TEST(ParseStartAt, OffsetFromTheLaunchersReference) {
   EXPECT_EQ(parse_start_at("+30s", env_of({{"HAIL_START_REF", "1767225600"}})).value(),
             1767225630ull * kNsPerSec);
-  EXPECT_EQ(
-      parse_start_at("+1m", env_of({{"HAIL_START_REF", "2026-01-01T00:00:00Z"}})).value(),
-      1767225660ull * kNsPerSec);
+  EXPECT_EQ(parse_start_at("+1m", env_of({{"HAIL_START_REF", "2026-01-01T00:00:00Z"}})).value(),
+            1767225660ull * kNsPerSec);
   // Slurm's job start when HAIL_START_REF is not set; HAIL_START_REF wins when both are.
   EXPECT_EQ(parse_start_at("+20s", env_of({{"SLURM_JOB_START_TIME", "1767225600"}})).value(),
             1767225620ull * kNsPerSec);
-  EXPECT_EQ(parse_start_at("+0s", env_of({{"SLURM_JOB_START_TIME", "1"},
-                                           {"HAIL_START_REF", "1767225600"}}))
+  EXPECT_EQ(parse_start_at(
+                "+0s", env_of({{"SLURM_JOB_START_TIME", "1"}, {"HAIL_START_REF", "1767225600"}}))
                 .value(),
             1767225600ull * kNsPerSec);
   EXPECT_FALSE(parse_start_at("+5s", env_of({{"HAIL_START_REF", "yesterday"}})).ok());
@@ -177,7 +193,9 @@ void expect_union_is_single_plan(Make make, uint64_t until) {
 
 TEST(ShardPlans, FixedRateUnionIsTheSinglePlan) {
   expect_union_is_single_plan(
-      [](WorkerSlice slice) { return RateSchedule(4000, kT0, {Arrival::kFixed, slice}); },
+      [](WorkerSlice slice) {
+        return RateSchedule(4000, kT0, {Arrival::kFixed, slice});
+      },
       kT0 + 5 * kNsPerSec);
 }
 
@@ -209,7 +227,9 @@ TEST(ShardPlans, RateStagesUnionIsTheSinglePlan) {
 TEST(ShardPlans, RequestCountUnionIsTheFirstNOfTheSinglePlan) {
   for (uint64_t n : {1000ull, 1001ull, 7ull}) {
     std::vector<uint64_t> single = plan_of(
-        [n](WorkerSlice s) { return RateSchedule(500, kT0, {Arrival::kFixed, s, n}); },
+        [n](WorkerSlice s) {
+          return RateSchedule(500, kT0, {Arrival::kFixed, s, n});
+        },
         WorkerSlice{0, 1}, 10'000);
     ASSERT_EQ(single.size(), n);
     std::vector<uint64_t> all;
@@ -217,8 +237,10 @@ TEST(ShardPlans, RequestCountUnionIsTheFirstNOfTheSinglePlan) {
     for (uint32_t shard = 0; shard < 3; ++shard) {
       for (WorkerSlice slice : slices_of(shard, 3, threads_of[shard])) {
         auto part = plan_of(
-            [n](WorkerSlice s) { return RateSchedule(500, kT0, {Arrival::kFixed, s, n}); }, slice,
-            10'000);
+            [n](WorkerSlice s) {
+              return RateSchedule(500, kT0, {Arrival::kFixed, s, n});
+            },
+            slice, 10'000);
         all.insert(all.end(), part.begin(), part.end());
       }
     }
