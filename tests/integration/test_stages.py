@@ -54,7 +54,12 @@ class StagesNginxTest(unittest.TestCase):
             self.assertEqual(s["errors"], 0)
 
     def test_rate_within_one_percent_against_nginx(self):
-        for rate in (100, 2000, 20000):
+        # A sanitizer build (RelWithDebInfo) runs several times slower: on 2 cores shared with
+        # nginx it cannot hold 20000 req/s reliably (CI saw 19459 with the server queueing), so
+        # its top rate is lower; the release build checks 20000.
+        version = run_hail(["--version"]).stdout
+        top = 20000 if "Release build" in version else 5000
+        for rate in (100, 2000, top):
             mark = self.nginx.log_mark()
             r = run_hail(["-R", str(rate), "-d", "2s", "-c", "50", "-t", "1", "-q", "--json", "-",
                           self.nginx.url + "/100.bin"], timeout=30)
