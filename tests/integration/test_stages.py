@@ -158,8 +158,15 @@ class StagesServeTest(unittest.TestCase):
                           "--repeat", "2", "-c", "10", "-t", "1", "-q", "--json", "-",
                           srv.url + "/bytes/10"], timeout=30)
             self.assertEqual(r.code, 0, describe(r))
-            self.assertEqual(r.json["requests"]["completed"], 1200, describe(r))
-            self.assertEqual(srv.stats()["requests"] - before, 1200)
+            # The plan's last request goes 1 ms before the end: on a loaded machine its response
+            # may come after the run's end, and it is then counted in flight, not completed.
+            req = r.json["requests"]
+            self.assertEqual(req["attempted"], 1200, describe(r))
+            self.assertEqual(req["completed"] + req["in_flight"], 1200, describe(r))
+            self.assertLessEqual(req["in_flight"], 3, describe(r))
+            served = srv.stats()["requests"] - before
+            self.assertGreaterEqual(served, req["completed"])
+            self.assertLessEqual(served, 1200)
             # Steps count requests by completion time: one planned just before a boundary may
             # complete just after it, so each row is the plan give or take the few in flight.
             steps = r.json["stages"]["steps"]
