@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "cli/version.h"
 #include "cli/webbench_command.h"
 #include "cli/wrk_command.h"
+#include "net/event_loop.h"
 
 #ifndef HAIL_VERSION_STRING
 #define HAIL_VERSION_STRING "0.0.0"
@@ -27,6 +29,15 @@
 int main(int argc, char** argv) {
   using namespace hail;
   signal(SIGPIPE, SIG_IGN);  // a peer's reset must surface as EPIPE, never kill the process
+  // HAIL_IO: what --io auto means for every front-end (wrk, ab, ... have no --io of their own).
+  if (const char* io = std::getenv("HAIL_IO"); io != nullptr && *io != '\0') {
+    auto choice = parse_io_choice(io);
+    if (!choice) {
+      std::fprintf(stderr, "hail: HAIL_IO=%s: expected auto, epoll or uring\n", io);
+      return kExitUsage;
+    }
+    set_auto_io(choice.value());
+  }
   std::vector<std::string> args(argv + 1, argv + argc);
   // A link named wrk, wrk2, ab or webbench (./run install-aliases) makes hail a drop-in for that
   // tool in existing scripts.

@@ -62,6 +62,13 @@ Status set_rate(NativeState& s, const ParsedFlag& f) {
   return ok_status();
 }
 
+Status set_io(NativeState& s, const ParsedFlag& f) {
+  const std::optional<IoChoice> choice = parse_io_choice(f.value);
+  if (!choice) return make_error("--io " + quote(f.value) + ": expected auto, epoll or uring");
+  s.cmd.run.io = *choice;
+  return ok_status();
+}
+
 Status set_shard(NativeState& s, const ParsedFlag& f) {
   auto shard = parse_shard(f.value);
   if (!shard) return shard.error();
@@ -439,6 +446,9 @@ constexpr NativeFlag kFlags[] = {
      "never nap before waiting: by default, with many responses due, a\nworker sleeps up to 1/32 "
      "of the latency (<= 50us) first and reads\nthem in one wake-up (cheaper for the server; see "
      "README)"},
+    {"", "io", "MODE", set_io,
+     "how workers wait for sockets: uring (io_uring: sends and receives\nsubmitted together, one "
+     "system call per wake-up), epoll, or auto\n(default: io_uring where the kernel allows it)"},
     {"m", "method", "M", set_method, "request method (default GET, or POST when a body is given)",
      "Request:"},
     {"H", "header", "\"N: v\"", add_header,

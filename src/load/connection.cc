@@ -291,7 +291,7 @@ bool Connection::flush_write() {
       // answers (or closes) at once instead of at its header timeout.
       if (env_->http09 && in_flight_ > 0 && !transport_->is_tls() &&
           session_->pending_output().empty()) {
-        ::shutdown(fd_, SHUT_WR);
+        transport_->shutdown_write();
       }
       continue;
     }
@@ -544,9 +544,7 @@ void Connection::close_fd() {
       env_->loop->remove(fd_, this);  // the fd stays open a while, no longer ours
       env_->lingering->adopt(fd_, env_->loop->now_ns());
     } else {
-      // close() drops the epoll registration; forget() drops events of this batch still queued.
-      env_->loop->forget(this);
-      ::close(fd_);
+      env_->loop->close_fd(fd_, this);
     }
     fd_ = -1;
     linger_ = false;

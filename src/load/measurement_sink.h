@@ -137,6 +137,7 @@ class MeasurementSink {
   uint64_t in_flight() const { return in_flight_; }
   // How long the worker may nap before its next blocking wait (WakeCoalescer).
   uint64_t nap_ns() const { return coalescer_.nap_ns(in_flight_); }
+  uint64_t batch_wait_ns() const { return coalescer_.batch_wait_ns(in_flight_); }
 
   const Recorder& recorder() const { return recorder_; }
   TagTable& tags() { return tags_; }

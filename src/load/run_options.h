@@ -14,6 +14,7 @@
 #include "load/shard.h"
 #include "load/stage_spec.h"
 #include "load/url_mix.h"
+#include "net/event_loop.h"
 #include "net/tls.h"
 
 namespace hail {
@@ -64,6 +65,8 @@ struct RunOptions {
   // Workers nap briefly before blocking when many responses are due, reading several per wake-up
   // (WakeCoalescer); --no-coalesce turns it off.
   bool coalesce_wakeups = true;
+  // --io: how workers wait for their sockets (auto: io_uring where the kernel allows it).
+  IoChoice io = IoChoice::kAuto;
   // Time series: one window per interval_ns (0: no series is kept).
   uint64_t interval_ns = 0;
   // --monitor: sampled once per window on the supervising thread (load/window_sampler.h); needs

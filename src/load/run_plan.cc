@@ -103,6 +103,9 @@ Result<RunPlan> plan_run(const RunOptions& options) {
           : plan.connections;
   plan.max_open = std::max(plan.max_open, plan.connections);
   plan.seed = run_seed(options);
+  auto io = resolve_io(options.io);
+  if (!io) return io.error();
+  plan.io = io.value();
   if (Status s = ensure_fd_limit(plan.max_open + kFdSlack + 2ull * plan.threads); !s) {
     return s.error();
   }

@@ -67,6 +67,7 @@ struct RunPlan {
   // The seed of the run's random choices (Poisson arrivals, random mixes): every worker — and
   // every shard — walks the same seeded sequences and keeps its own slice of them.
   uint64_t seed = 0;
+  IoBackend io = IoBackend::kEpoll;  // --io resolved: every worker's loop uses this one
 
   // Monotonic times, set by start_clock(): the load's start (warm-up included), the measured
   // phase's start and planned end (0: none), and the start on the wall clock.

@@ -148,6 +148,7 @@ void describe(const RunPlan& plan, RunResult& result) {
   result.shard_count = shard.count;
   result.shard_source = shard.source;
   result.run_id = options.run_id;
+  result.io_backend = io_backend_name(plan.io);
   result.start_at_unix_ns = options.start_at_unix_ns;
   result.start_late_ns = std::max(result.start_late_ns, plan.start_late_ns);
   result.duration_target_ns = options.duration_ns;

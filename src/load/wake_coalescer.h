@@ -48,6 +48,14 @@ class WakeCoalescer {
     return nap;
   }
 
+  // io_uring: the kernel counts completions and wakes the loop once `in_flight` have come, so a
+  // bounded wait costs no timer of its own unless it runs out and no wake-up per response. It is
+  // worth taking whenever two or more responses are due; the bound is the same share of latency.
+  uint64_t batch_wait_ns(uint64_t in_flight) const {
+    if (!enabled_ || in_flight < kMinResponsesPerNap || smoothed_ns_ == 0) return 0;
+    return smoothed_ns_ / kLatencyShare < kMaxNapNs ? smoothed_ns_ / kLatencyShare : kMaxNapNs;
+  }
+
   uint64_t smoothed_latency_ns() const { return smoothed_ns_; }
 
  private:

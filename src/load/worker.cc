@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "load/load_model.h"
+#include "net/uring_transport.h"
 
 namespace hail {
 
@@ -59,7 +60,7 @@ Worker::~Worker() {
 }
 
 Status Worker::init() {
-  auto loop = EventLoop::create();
+  auto loop = EventLoop::create(plan_.io);
   if (!loop) return loop.error();
   loop_.reset(loop.value());
   for (const TargetGroup& g : setup_.groups) {
@@ -90,9 +91,14 @@ Status Worker::init() {
     const uint32_t g = i < share_.connection_groups.size() ? share_.connection_groups[i] : 0;
     const std::vector<SocketAddress>& addresses = setup_.groups[g].addresses;
     const SocketAddress& address = addresses[i % addresses.size()];
-    std::unique_ptr<Transport> transport =
-        tls_[g] ? tls_[g]->new_transport()
-                : std::make_unique<TcpTransport>(address.family() != AF_UNIX);
+    std::unique_ptr<Transport> transport;
+    if (tls_[g]) {
+      transport = tls_[g]->new_transport();
+    } else if (UringIo* uring = loop_->uring()) {
+      transport = std::make_unique<UringTransport>(uring, address.family() != AF_UNIX);
+    } else {
+      transport = std::make_unique<TcpTransport>(address.family() != AF_UNIX);
+    }
     connections_[i].init(&env_, i, g, &address, std::move(transport));
   }
   pacer_ = plan_.model->make_pacer(plan_, share_, *this, setup_.script);
@@ -232,8 +238,10 @@ void Worker::on_batch_end(void* ctx) {
     self->deferred_sends_[i]->send_deferred();
   }
   self->deferred_sends_.clear();
-  const uint64_t nap_ns = self->sink_->nap_ns();
-  self->loop_->set_idle_nap_ns(nap_ns);
+  const uint64_t nap_ns = self->loop_->backend() == IoBackend::kUring ? self->sink_->batch_wait_ns()
+                                                                      : self->sink_->nap_ns();
+  self->loop_->set_idle_nap_ns(
+      nap_ns, static_cast<uint32_t>(std::min<uint64_t>(self->sink_->in_flight(), UINT32_MAX)));
   self->summary_.max_nap_ns = std::max(self->summary_.max_nap_ns, nap_ns);
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/clock.h"
+#include "net/uring_io.h"
 
 namespace hail {
 
@@ -20,14 +21,56 @@ constexpr int kMaxEvents = 512;
 IoHandler* const kWakeHandler = reinterpret_cast<IoHandler*>(uintptr_t{1});
 }  // namespace
 
-Result<EventLoop*> EventLoop::create() {
-  int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd < 0) return make_error(std::string("epoll_create1: ") + std::strerror(errno));
+const char* io_backend_name(IoBackend backend) {
+  return backend == IoBackend::kUring ? "uring" : "epoll";
+}
+
+const std::string& uring_unavailable_reason() {
+  return UringIo::unavailable_reason();
+}
+
+namespace {
+IoChoice g_auto_io = IoChoice::kAuto;
+}  // namespace
+
+std::optional<IoChoice> parse_io_choice(std::string_view text) {
+  if (text == "auto") return IoChoice::kAuto;
+  if (text == "epoll") return IoChoice::kEpoll;
+  if (text == "uring") return IoChoice::kUring;
+  return std::nullopt;
+}
+
+void set_auto_io(IoChoice choice) {
+  g_auto_io = choice;
+}
+
+Result<IoBackend> resolve_io(IoChoice choice) {
+  if (choice == IoChoice::kAuto) choice = g_auto_io;
+  if (choice == IoChoice::kEpoll) return IoBackend::kEpoll;
+  const std::string& why = UringIo::unavailable_reason();
+  if (why.empty()) return IoBackend::kUring;
+  if (choice == IoChoice::kAuto) return IoBackend::kEpoll;
+  return make_error("--io uring: io_uring is not available here (" + why + ")");
+}
+
+Result<EventLoop*> EventLoop::create(IoBackend backend) {
   int wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd < 0) {
+  if (wake_fd < 0) return make_error(std::string("eventfd: ") + std::strerror(errno));
+  if (backend == IoBackend::kUring) {
+    auto uring = UringIo::create(wake_fd);
+    if (!uring) {
+      close(wake_fd);
+      return uring.error();
+    }
+    auto* loop = new EventLoop(-1, wake_fd);
+    loop->uring_ = std::move(uring.value());
+    return loop;
+  }
+  int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd < 0) {
     int err = errno;
-    close(epoll_fd);
-    return make_error(std::string("eventfd: ") + std::strerror(err));
+    close(wake_fd);
+    return make_error(std::string("epoll_create1: ") + std::strerror(err));
   }
   epoll_event ev{};
   ev.events = EPOLLIN;
@@ -48,11 +91,13 @@ EventLoop::EventLoop(int epoll_fd, int wake_fd)
 
 EventLoop::~EventLoop() {
   for (Timer* t : heap_) t->heap_index = Timer::kNotArmed;
+  uring_.reset();
   close(wake_fd_);
-  close(epoll_fd_);
+  if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
 int EventLoop::add(int fd, uint32_t events, IoHandler* handler) {
+  if (uring_) return uring_->add(fd, events, handler);
   epoll_event ev{};
   ev.events = events;
   ev.data.ptr = handler;
@@ -60,6 +105,10 @@ int EventLoop::add(int fd, uint32_t events, IoHandler* handler) {
 }
 
 void EventLoop::remove(int fd, IoHandler* handler) {
+  if (uring_) {
+    uring_->remove(fd);
+    return;
+  }
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
   forget(handler);
 }
@@ -70,6 +119,15 @@ void EventLoop::forget(IoHandler* handler) {
   for (int i = batch_next_; i < batch_size_; ++i) {
     if (batch_[i].data.ptr == handler) batch_[i].data.ptr = nullptr;
   }
+}
+
+void EventLoop::close_fd(int fd, IoHandler* handler) {
+  if (uring_) {
+    uring_->remove(fd);
+  } else {
+    forget(handler);  // close() drops the epoll registration; this drops the batch's events
+  }
+  ::close(fd);
 }
 
 uint64_t EventLoop::refresh_now_ns() {
@@ -227,6 +285,10 @@ void EventLoop::run() {
   stopping_ = false;
   // Work posted before run() (and a stop() that raced ahead of it) is honoured before any wait.
   drain_mailbox();
+  if (uring_) {
+    run_uring();
+    return;
+  }
   while (!stopping_) {
     const uint64_t deadline_ns = heap_.empty() ? UINT64_MAX : heap_[0]->deadline_ns;
     int n = idle_nap_ns_ != 0 ? nap_then_wait(deadline_ns) : wait(deadline_ns);

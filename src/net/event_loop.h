@@ -1,18 +1,41 @@
-// EventLoop: one epoll instance, its timers and a cross-thread mailbox. Owned by exactly one thread
-// (a load worker or a server reactor); only post() and stop() may be called from other threads.
-// Timers are intrusive (embedded in their owner) so arming one never allocates.
+// EventLoop: one epoll instance or one io_uring (net/uring_io.h), its timers and a cross-thread
+// mailbox. Owned by exactly one thread (a load worker or a server reactor); only post() and stop()
+// may be called from other threads. Timers are intrusive (embedded in their owner) so arming one
+// never allocates.
 #pragma once
 
 #include <sys/epoll.h>
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
 
 namespace hail {
+
+class UringIo;
+
+// How a loop waits for its sockets: epoll readiness, or io_uring, which also carries the bytes of
+// plain streams (UringTransport) so that one system call per turn submits and reaps them all.
+enum class IoBackend : uint8_t { kEpoll, kUring };
+const char* io_backend_name(IoBackend backend);
+// --io: a backend, or auto (io_uring where this kernel and its seccomp filter allow it).
+enum class IoChoice : uint8_t { kAuto, kEpoll, kUring };
+// The backend for a choice: an error names why io_uring cannot be had when it was asked for.
+Result<IoBackend> resolve_io(IoChoice choice);
+// "auto", "epoll", "uring" (--io, HAIL_IO); nullopt for anything else.
+std::optional<IoChoice> parse_io_choice(std::string_view text);
+// What --io auto resolves through in this process (HAIL_IO). Set once at startup, before any
+// thread runs.
+void set_auto_io(IoChoice choice);
+// Why io_uring cannot serve on this machine, or empty when it can (probed once per process).
+const std::string& uring_unavailable_reason();
 
 // Receives readiness for one registered fd. `events` is the epoll mask (EPOLLIN, EPOLLOUT,
 // EPOLLERR, EPOLLHUP, EPOLLRDHUP).
@@ -40,8 +63,8 @@ struct Timer {
 
 class EventLoop {
  public:
-  static Result<EventLoop*>
-  create();  // caller owns (delete); Result because epoll/eventfd can fail
+  // Caller owns (delete); Result because epoll, io_uring or eventfd can fail.
+  static Result<EventLoop*> create(IoBackend backend = IoBackend::kEpoll);
   ~EventLoop();
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
@@ -54,6 +77,11 @@ class EventLoop {
   // Drops pending events of this batch for `handler` without touching epoll (after close(fd), which
   // removes the registration in the kernel already).
   void forget(IoHandler* handler);
+  // Deregisters and closes fd (forget() and close() for epoll; io_uring cancels its requests).
+  void close_fd(int fd, IoHandler* handler);
+
+  IoBackend backend() const { return uring_ ? IoBackend::kUring : IoBackend::kEpoll; }
+  UringIo* uring() { return uring_.get(); }  // null for epoll
 
   // Timers fire from run() at or after deadline_ns (CLOCK_MONOTONIC). Re-arming an armed timer
   // moves it.
@@ -79,8 +107,13 @@ class EventLoop {
 
   // When nothing is ready, sleep up to nap_ns (never past the next timer) before blocking in
   // epoll: data arriving during the nap wakes nobody, and is read after it (see WakeCoalescer).
-  // 0: block at once. Loop thread only.
-  void set_idle_nap_ns(uint64_t nap_ns) { idle_nap_ns_ = nap_ns; }
+  // 0: block at once. With io_uring the nap is a wait for `expected` completions (the responses
+  // in flight) bounded by nap_ns, which the kernel ends early, and without a wake-up per
+  // completion, when they have all come. Loop thread only.
+  void set_idle_nap_ns(uint64_t nap_ns, uint32_t expected = 0) {
+    idle_nap_ns_ = nap_ns;
+    nap_expected_ = expected;
+  }
   uint64_t naps() const { return naps_; }
 
   uint64_t now_ns() const { return now_ns_; }
@@ -89,6 +122,7 @@ class EventLoop {
  private:
   EventLoop(int epoll_fd, int wake_fd);
   void drain_mailbox();
+  void run_uring();                // event_loop_uring.cc
   int wait(uint64_t deadline_ns);  // epoll wait until deadline_ns (UINT64_MAX: no timer)
   int nap_then_wait(uint64_t deadline_ns);
   void fire_timers();
@@ -96,14 +130,16 @@ class EventLoop {
   void heap_down(uint32_t i);
   void heap_remove(uint32_t i);
 
-  int epoll_fd_;
+  int epoll_fd_;  // -1 with io_uring
   int wake_fd_;
+  std::unique_ptr<UringIo> uring_;
   bool stopping_ = false;
   bool have_pwait2_ = true;
   void (*batch_end_fn_)(void*) = nullptr;
   void* batch_end_ctx_ = nullptr;
   uint64_t now_ns_ = 0;
   uint64_t idle_nap_ns_ = 0;
+  uint32_t nap_expected_ = 0;
   uint64_t naps_ = 0;
   std::vector<Timer*> heap_;
   epoll_event* batch_ = nullptr;  // events of the batch being dispatched

@@ -51,6 +51,8 @@ class Transport {
   // read-ahead may hold whole records still encrypted): an edge-triggered caller must read until
   // kWouldBlock before waiting for the socket again.
   virtual size_t buffered() const { return 0; }
+  // Half-closes the write side once everything written so far is on its way (plain streams).
+  virtual void shutdown_write() {}
 
   // Plain TCP only: drops up to len received bytes in the kernel without copying them (recv with
   // MSG_TRUNC). Transports that cannot return false from can_discard() and are never asked.
@@ -66,6 +68,11 @@ class Transport {
   virtual bool is_tls() const { return false; }
 };
 
+// recv(MSG_TRUNC) of up to len bytes on fd, as TcpTransport::discard does it.
+IoResult discard_from_socket(int fd, size_t len);
+// recv(MSG_DONTWAIT) into buf, as TcpTransport::read does it.
+IoResult recv_from_socket(int fd, char* buf, size_t len);
+
 // Plain TCP (or a Unix domain socket): read/write are recv/send with MSG_DONTWAIT (and
 // MSG_NOSIGNAL), discard is recv(MSG_TRUNC) issued as a raw syscall (see transport.cc).
 class TcpTransport final : public Transport {
@@ -77,6 +84,7 @@ class TcpTransport final : public Transport {
   IoResult handshake() override { return IoResult{}; }
   IoResult read(char* buf, size_t len) override;
   IoResult write(const char* data, size_t len) override;
+  void shutdown_write() override;
   bool can_discard() const override { return can_discard_; }
   IoResult discard(size_t len) override;
 

@@ -349,6 +349,7 @@ void read_settings(const JsonNode& doc, RunResult& r) {
   r.max_worker_cpu_utilization =
       (cpu ? *cpu : client.at("max_worker_cpu_utilization")).finite_number();
   r.naps = client.u64("naps");
+  if (std::optional<JsonNode> io = client.find("io")) r.io_backend = io->string();
   r.machines = read_machines_json(doc);
   const JsonNode notes = doc.at("notes");
   for (size_t i = 0, n = notes.array_size(); i < n; ++i) {

@@ -192,6 +192,7 @@ std::string render_json_document(const ResultDocument& doc) {
   j.value("accounting_ok", r.accounting_holds());
   j.begin_object("client");
   j.value("max_worker_cpu_utilization", r.max_worker_cpu_utilization);
+  if (!r.io_backend.empty()) j.value("io", r.io_backend);
   j.value("naps", r.naps);
   j.value("max_nap_us", static_cast<double>(r.max_nap_ns) / 1e3);
   j.end_object();

@@ -32,6 +32,7 @@ void merge_settings(RunResult& into, const RunResult& other) {
     into.whole_requests = other.whole_requests;
     into.whole_rate_per_s = other.whole_rate_per_s;
     into.start_at_unix_ns = other.start_at_unix_ns;
+    into.io_backend = other.io_backend;
   }
 }
 

@@ -133,6 +133,8 @@ struct RunResult {
 
   // Self-check of the generator: busiest worker thread's CPU time / wall time of the run.
   double max_worker_cpu_utilization = 0.0;
+  // How the workers waited for their sockets: "epoll" or "uring" (--io).
+  std::string io_backend;
   // Wake-up coalescing (WakeCoalescer): naps taken by all workers, and the longest nap allowed.
   // A response may have been read up to max_nap_ns late.
   uint64_t naps = 0;
@@ -161,9 +163,9 @@ struct RunResult {
   // Adds another result of the same run (a worker's, or a host's) into this one, exactly:
   // - What was asked for (url, method, keep_alive, http_minor, duration_target_ns, warmup_ns,
   //   timeout_ns, pipeline, streams, interval_ns, ladder, target_unit, the shard and whole_ fields,
-  //   run_id, start_at_unix_ns) comes from this result, or from `other` when this one has none yet
-  //   (an empty url); on a conflict this result wins. The protocols spoken are the union of both
-  //   sets.
+  //   run_id, start_at_unix_ns, io_backend) comes from this result, or from `other` when this one
+  //   has none yet (an empty url); on a conflict this result wins. The protocols spoken are the
+  //   union of both sets.
   // - Shares of the load add up: connections, threads, requests_target, rate_target_per_s (each
   //   worker or host runs its part; a worker's result leaves them 0).
   // - Measurements add up exactly: counters, every histogram (latency, connect_time, ttfb,

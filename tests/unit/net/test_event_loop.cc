@@ -13,11 +13,21 @@
 namespace hail {
 namespace {
 
-std::unique_ptr<EventLoop> make_loop() {
-  auto loop = EventLoop::create();
-  EXPECT_TRUE(loop.ok());
-  return std::unique_ptr<EventLoop>(loop.value());
+std::unique_ptr<EventLoop> make_loop(IoBackend backend = IoBackend::kEpoll) {
+  auto loop = EventLoop::create(backend);
+  EXPECT_TRUE(loop.ok()) << (loop.ok() ? "" : loop.error().message);
+  return std::unique_ptr<EventLoop>(loop.ok() ? loop.value() : nullptr);
 }
+
+// The loop's contract holds on both backends (io_uring only where this kernel allows it).
+class EventLoopBackends : public ::testing::TestWithParam<IoBackend> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == IoBackend::kUring && !uring_unavailable_reason().empty()) {
+      GTEST_SKIP() << "io_uring unavailable: " << uring_unavailable_reason();
+    }
+  }
+};
 
 struct Recording {
   std::vector<int>* order;
@@ -32,8 +42,8 @@ void record_fire(Timer* /*t*/, void* ctx) {
   if (r->quit_after) r->loop->quit();
 }
 
-TEST(EventLoop, TimersFireInDeadlineOrder) {
-  auto loop = make_loop();
+TEST_P(EventLoopBackends, TimersFireInDeadlineOrder) {
+  auto loop = make_loop(GetParam());
   std::vector<int> order;
   constexpr int kTimers = 50;
   std::vector<Recording> recs(kTimers);
@@ -53,8 +63,8 @@ TEST(EventLoop, TimersFireInDeadlineOrder) {
   EXPECT_GE(loop->now_ns(), base + kNsPerMs + (kTimers - 1) * 50 * kNsPerUs);
 }
 
-TEST(EventLoop, CancelAndRearm) {
-  auto loop = make_loop();
+TEST_P(EventLoopBackends, CancelAndRearm) {
+  auto loop = make_loop(GetParam());
   std::vector<int> order;
   Recording a{&order, 1, loop.get()}, b{&order, 2, loop.get(), true}, c{&order, 3, loop.get()};
   Timer ta{record_fire, &a}, tb{record_fire, &b}, tc{record_fire, &c};
@@ -72,8 +82,8 @@ TEST(EventLoop, CancelAndRearm) {
   EXPECT_EQ(loop->armed_timers(), 0u);
 }
 
-TEST(EventLoop, PostAndStopFromAnotherThread) {
-  auto loop = make_loop();
+TEST_P(EventLoopBackends, PostAndStopFromAnotherThread) {
+  auto loop = make_loop(GetParam());
   std::thread::id ran_on;
   std::thread other([&] {
     loop->post([&] { ran_on = std::this_thread::get_id(); });
@@ -101,8 +111,8 @@ struct Closer : IoHandler {
   }
 };
 
-TEST(EventLoop, RemoveDropsPendingEventsOfTheBatch) {
-  auto loop = make_loop();
+TEST_P(EventLoopBackends, RemoveDropsPendingEventsOfTheBatch) {
+  auto loop = make_loop(GetParam());
   int sv[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
   Closer a, b;
@@ -192,6 +202,12 @@ TEST(EventLoop, DataArrivingDuringANapIsReadWhenItEnds) {
     EXPECT_GE(s.at_ns - start_ns, kNapNs);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Io, EventLoopBackends,
+                         ::testing::Values(IoBackend::kEpoll, IoBackend::kUring),
+                         [](const ::testing::TestParamInfo<IoBackend>& param) {
+                           return std::string(io_backend_name(param.param));
+                         });
 
 }  // namespace
 }  // namespace hail
