@@ -14,6 +14,11 @@ Http1ClientSession::Http1ClientSession(uint32_t depth, bool http09) {
 
 void Http1ClientSession::configure(uint32_t depth, bool http09) {
   http09_ = http09;
+  if (!http09) {
+    http09_state_.reset();
+  } else if (!http09_state_) {
+    http09_state_ = std::make_unique<Http09State>();
+  }
   depth_ = http09 ? 1 : std::clamp<uint32_t>(depth, 1, kMaxDepth);
   queue_.assign(depth_, Pending{0, nullptr});
   reset();
@@ -28,9 +33,11 @@ void Http1ClientSession::reset() {
   gather_offset_ = 0;
   gathered_upto_ = 0;
   unsent_ = false;
-  http09_body_.clear();
-  http09_bytes_ = 0;
-  http09_head_len_ = 0;
+  if (http09_state_) {  // the body's capacity stays: one request per connection, none allocates
+    http09_state_->bytes = 0;
+    http09_state_->body.clear();
+    http09_state_->head_len = 0;
+  }
   first_byte_seen_ = false;
   reusable_ = true;
   error_ = ErrorClass::kRead;
@@ -46,7 +53,7 @@ void Http1ClientSession::submit(uint32_t slot, const RequestTemplate& request) {
   if (count_ == 0) {
     parser_.begin_response(request.head, request.asks_upgrade);
     first_byte_seen_ = false;
-    http09_body_.clear();
+    if (http09_) http09_state_->body.clear();
   }
   ++count_;
   // HTTP/0.9 has no keep-alive: one request per connection.
@@ -142,20 +149,21 @@ void Http1ClientSession::complete_front(SessionListener& listener) {
   const uint32_t slot = front().slot;
   int status = http09_ ? 200 : parser_.status();
   if (http09_) {
-    if (const int said = http1_status_line(http09_head_, http09_head_len_); said != 0) {
-      status = said;
-    }
-    http09_head_len_ = 0;
+    Http09State& h = *http09_state_;
+    if (const int said = http1_status_line(h.head, h.head_len); said != 0) status = said;
+    h.head_len = 0;
+    last_body_bytes_ = h.bytes;
+    h.bytes = 0;
+  } else {
+    last_body_bytes_ = parser_.body_bytes();
   }
   const uint32_t interim = http09_ ? 0 : parser_.interim_responses();
   if (!http09_ && !parser_.keep_alive()) reusable_ = false;
-  last_body_bytes_ = http09_ ? http09_bytes_ : parser_.body_bytes();
-  http09_bytes_ = 0;
   // Before the parser moves on to the next response, which clears what it captured.
   if (capture_) {
     if (http09_) {
       static const std::vector<std::pair<std::string, std::string>> kNoHeaders;
-      listener.on_response_captured(slot, status, kNoHeaders, http09_body_);
+      listener.on_response_captured(slot, status, kNoHeaders, http09_state_->body);
     } else {
       listener.on_response_captured(slot, status, parser_.headers(), parser_.body());
     }
@@ -195,13 +203,14 @@ SessionStatus Http1ClientSession::feed(const char* data, size_t len, SessionList
       listener.on_first_byte(front().slot);
     }
     if (http09_) {  // everything up to the close is the response
-      const size_t take = std::min(len, sizeof http09_head_ - http09_head_len_);
-      std::memcpy(http09_head_ + http09_head_len_, data, take);
-      http09_head_len_ = static_cast<uint8_t>(http09_head_len_ + take);
-      http09_bytes_ += len;
+      Http09State& h = *http09_state_;
+      const size_t take = std::min(len, sizeof h.head - h.head_len);
+      std::memcpy(h.head + h.head_len, data, take);
+      h.head_len = static_cast<uint8_t>(h.head_len + take);
+      h.bytes += len;
       if (capture_) {
-        const size_t room = Http1ResponseParser::kDefaultMaxCaptureBodyBytes - http09_body_.size();
-        http09_body_.append(data, std::min(len, room));
+        const size_t room = Http1ResponseParser::kDefaultMaxCaptureBodyBytes - h.body.size();
+        h.body.append(data, std::min(len, room));
       }
       return SessionStatus::kOk;
     }
@@ -250,7 +259,7 @@ SessionStatus Http1ClientSession::on_eof(SessionListener& listener) {
 void Http1ClientSession::set_capture(bool on) {
   capture_ = on;
   parser_.set_capture(on);
-  if (!on) http09_body_.clear();
+  if (!on && http09_state_) http09_state_->body.clear();
 }
 
 size_t Http1ClientSession::skippable_body_bytes() const {

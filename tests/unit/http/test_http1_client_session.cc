@@ -8,6 +8,7 @@
 
 #include "http/http1_client_session.h"
 #include "http/request.h"
+#include "unit/http/allocation_counter.h"
 
 namespace hail {
 namespace {
@@ -355,6 +356,53 @@ TEST(Http1ClientSession, Http2FramesInsteadOfAStatusLineSayUseH2) {
   const std::string junk = "XTTP/1.1 200 OK\r\n\r\n";
   EXPECT_EQ(s2.feed(junk.data(), junk.size(), r), SessionStatus::kError);
   EXPECT_EQ(std::string(s2.error_reason()).find("--h2"), std::string::npos);
+}
+
+// 10,000 connections hold 10,000 sessions (issue 24): a byte budget, 344 before the HTTP/0.9
+// state moved out and the small fields were packed.
+TEST(Http1ClientSessionMemory, StaysWithinItsByteBudget) {
+  EXPECT_LE(sizeof(Http1ClientSession), 296u);
+}
+
+// The HTTP/0.9 state exists only for HTTP/0.9 sessions; an HTTP/1.1 session allocates its request
+// ring and nothing else.
+TEST(Http1ClientSessionMemory, Http09StateIsAllocatedOnlyForHttp09) {
+  test::count_allocations(true);
+  const uint64_t before = test::allocations();
+  { Http1ClientSession http1(1, false); }
+  const uint64_t http1_allocations = test::allocations() - before;
+  { Http1ClientSession http09(1, true); }
+  const uint64_t http09_allocations = test::allocations() - before - http1_allocations;
+  test::count_allocations(false);
+  EXPECT_EQ(http1_allocations, 1u);   // the ring of requests in flight
+  EXPECT_EQ(http09_allocations, 2u);  // the ring and the HTTP/0.9 state
+}
+
+// One request per connection in HTTP/0.9: the session (kept across reconnects) keeps its captured
+// body's capacity, so the steady state allocates nothing per request.
+TEST(Http1ClientSessionMemory, Http09CaptureAllocatesNothingPerRequest) {
+  RequestSpec spec;
+  const RequestTemplate t = make_request_template(spec, "http", true);
+  const std::string reply = "<html>" + std::string(200, 'x') + "</html>";
+  Http1ClientSession s(1, true);
+  s.set_capture(true);
+  Recorder r;
+  r.events.reserve(64);
+  auto one_request = [&] {
+    s.reset();
+    s.submit(0, t);
+    drain(s);
+    s.feed(reply.data(), reply.size(), r);
+    ASSERT_EQ(s.on_eof(r), SessionStatus::kOk);
+  };
+  one_request();  // the first grows the capture buffer
+  test::count_allocations(true);
+  const uint64_t before = test::allocations();
+  for (int i = 0; i < 10; ++i) one_request();
+  const uint64_t during = test::allocations() - before;
+  test::count_allocations(false);
+  EXPECT_EQ(during, 0u);
+  EXPECT_EQ(r.events.size(), 22u);
 }
 
 TEST(Http1ClientSession, Http09CloseWithoutABytesIsAnError) {
