@@ -103,7 +103,7 @@ Result<RunPlan> plan_run(const RunOptions& options) {
           : plan.connections;
   plan.max_open = std::max(plan.max_open, plan.connections);
   plan.seed = run_seed(options);
-  auto io = resolve_io(options.io);
+  auto io = resolve_io(options.io, !options.request.keep_alive);
   if (!io) return io.error();
   plan.io = io.value();
   if (Status s = ensure_fd_limit(plan.max_open + kFdSlack + 2ull * plan.threads); !s) {

@@ -44,9 +44,10 @@ void set_auto_io(IoChoice choice) {
   g_auto_io = choice;
 }
 
-Result<IoBackend> resolve_io(IoChoice choice) {
+Result<IoBackend> resolve_io(IoChoice choice, bool short_connections) {
   if (choice == IoChoice::kAuto) choice = g_auto_io;
   if (choice == IoChoice::kEpoll) return IoBackend::kEpoll;
+  if (choice == IoChoice::kAuto && short_connections) return IoBackend::kEpoll;
   const std::string& why = UringIo::unavailable_reason();
   if (why.empty()) return IoBackend::kUring;
   if (choice == IoChoice::kAuto) return IoBackend::kEpoll;

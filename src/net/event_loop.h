@@ -25,10 +25,13 @@ class UringIo;
 // plain streams (UringTransport) so that one system call per turn submits and reaps them all.
 enum class IoBackend : uint8_t { kEpoll, kUring };
 const char* io_backend_name(IoBackend backend);
-// --io: a backend, or auto (io_uring where this kernel and its seccomp filter allow it).
+// --io: a backend, or auto (io_uring where this kernel and its seccomp filter allow it and it is
+// the faster: see resolve_io).
 enum class IoChoice : uint8_t { kAuto, kEpoll, kUring };
 // The backend for a choice: an error names why io_uring cannot be had when it was asked for.
-Result<IoBackend> resolve_io(IoChoice choice);
+// short_connections: a connection per request (or a few), where setting a socket up in the ring
+// costs what batching saves (measured: bench/RESULTS.md), so auto keeps epoll for them.
+Result<IoBackend> resolve_io(IoChoice choice, bool short_connections = false);
 // "auto", "epoll", "uring" (--io, HAIL_IO); nullopt for anything else.
 std::optional<IoChoice> parse_io_choice(std::string_view text);
 // What --io auto resolves through in this process (HAIL_IO). Set once at startup, before any

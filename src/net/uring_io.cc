@@ -16,14 +16,19 @@
 namespace hail {
 
 namespace {
-constexpr unsigned kRingEntries = 1024;
+// Submission slots (a full queue is submitted early) and completion slots (beyond them the
+// kernel keeps completions on its overflow list: slower, never lost); small, since the kernel
+// walks both round and round and every page of them ends up resident.
+constexpr unsigned kRingEntries = 256;
+constexpr unsigned kCompletionEntries = 1024;
 // Provided receive buffers, shared by every stream of the loop: a small response fills one, and
 // a stream hands its buffer back as soon as it has copied it out, and large bodies bypass the ring
-// (UringTransport::discard). The kernel takes them round the ring, so all get touched: 128 x 4 KiB
-// is 512 KiB of memory whatever the connection count (a connection has no receive buffer of its
-// own); a turn that needs more re-arms the receives that ran dry.
+// (UringTransport::discard). The kernel takes them round the ring, so all get touched: 128 x 2 KiB
+// (a 1 KiB response with its head fits one) is 256 KiB whatever the connection count (a
+// connection has no receive buffer of its own); a turn that needs more re-arms the receives that
+// ran dry.
 constexpr unsigned kBufferCount = 128;
-constexpr size_t kBufferBytes = 4096;
+constexpr size_t kBufferBytes = 2048;
 constexpr uint16_t kBufferGroup = 0;
 constexpr uint64_t kOpMask = 7;
 constexpr uint64_t kIgnore = 0;  // cancellations' own completions
@@ -66,11 +71,15 @@ Result<std::unique_ptr<UringIo>> UringIo::create(int wake_fd) {
   io_uring_params params{};
   // One thread submits and reaps (the loop's), and completions are processed only when it waits:
   // no interrupting task work while it dispatches. Older kernels refuse the flags: plain ring.
-  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED;
+  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED |
+                 IORING_SETUP_CQSIZE;
+  params.cq_entries = kCompletionEntries;
   int err = io_uring_queue_init_params(kRingEntries, &io->ring_, &params);
   io->deferred_ = true;
   if (err == -EINVAL) {
     params = io_uring_params{};
+    params.flags = IORING_SETUP_CQSIZE;
+    params.cq_entries = kCompletionEntries;
     err = io_uring_queue_init_params(kRingEntries, &io->ring_, &params);
     io->enabled_ = true;
     io->deferred_ = false;
