@@ -339,7 +339,7 @@ bool UringIo::reap() {
   return woke;
 }
 
-void UringIo::notify(r_stop_flag stopping) {
+void UringIo::notify(const bool* stopping) {
   size_t i = 0;
   for (; i < notify_.size() && !*stopping; ++i) {
     Reg* r = notify_[i];

@@ -77,9 +77,8 @@ class UringIo {
   // nothing more arrives until the next wait). It returns true when the loop's wake fd fired (the
   // caller drains its mailbox). notify() then calls each handler once with its events, until
   // *stopping.
-  using r_stop_flag = const bool*;
   bool reap();
-  void notify(r_stop_flag stopping);
+  void notify(const bool* stopping);
   // After a batch: re-arms receives that ran out of buffers or ended early.
   void end_batch();
 
