@@ -58,6 +58,8 @@ class PacerHost {
   virtual void wake(uint32_t connection) = 0;             // fill it now (after Grant::kWait)
   virtual void close_when_idle(uint32_t connection) = 0;  // now if nothing is in flight or opening
   virtual void finish() = 0;                              // the plan is over: end this worker's run
+  // CPU time of the worker's thread (a system call: for occasional samples, not per request).
+  virtual uint64_t cpu_ns() const = 0;
   // The worker's run is over (asked on every request: a plain read, not a virtual call).
   bool finished() const { return finished_; }
   // A script hook failed (error) or asked to stop (""): the worker's run ends.

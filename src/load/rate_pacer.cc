@@ -7,10 +7,6 @@
 namespace hail {
 
 namespace {
-// Requests planned less than this after a wake-up go out together at the next one: a wake-up per
-// request costs more CPU than the request itself at high rates (on VMs above all), and the lag
-// distribution reports what the grouping costs in timing.
-constexpr uint64_t kMinWakeGapNs = 50 * kNsPerUs;
 constexpr size_t kInitialQueue = 1024;
 }  // namespace
 
@@ -143,9 +139,13 @@ void RatePacer::on_schedule_timer(Timer* /*timer*/, void* ctx) {
   EventLoop& loop = self->host_.loop();
   self->plan_due(loop.refresh_now_ns());
   self->dispatch();
+  const uint64_t now_ns = loop.now_ns();
+  if (self->wake_gap_.sample_due(now_ns)) self->wake_gap_.sample(now_ns, self->host_.cpu_ns());
   const uint64_t next_ns = self->schedule_.next_planned_ns();
   if (next_ns < self->settings_.end_ns && !self->budget_planned()) {
-    loop.arm(self->schedule_timer_, std::max(next_ns, loop.now_ns() + kMinWakeGapNs));
+    // Requests planned less than the gap after this wake-up go out together at the next one (the
+    // lag distribution reports what that costs in timing).
+    loop.arm(self->schedule_timer_, std::max(next_ns, now_ns + self->wake_gap_.gap_ns()));
   }
 }
 

@@ -13,6 +13,7 @@
 #include "load/budget.h"
 #include "load/pacer.h"
 #include "load/schedule.h"
+#include "load/wake_gap.h"
 #include "net/event_loop.h"
 
 namespace hail {
@@ -43,6 +44,7 @@ class RatePacer final : public Pacer {
     return !host_.finished() && settings_.budget.room_for_connection(host_.connecting());
   }
   uint64_t backlog() const override { return queue_size_; }
+  uint64_t wake_gap_ns() const { return wake_gap_.gap_ns(); }
   // A new total rate from now_ns on: the plan restarts there at the new rate (this worker's
   // slice of it); requests already planned keep their times.
   void retarget(double rate_per_s, uint64_t now_ns) override;
@@ -70,6 +72,7 @@ class RatePacer final : public Pacer {
   std::vector<uint32_t> idle_;  // connections waiting for a planned request (may be stale)
   std::vector<bool> listed_;    // per connection: on idle_
   uint32_t started_ = 0;        // connections 0 .. started_-1 have been opened at least once
+  WakeGap wake_gap_;
   Timer schedule_timer_;
 };
 

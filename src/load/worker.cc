@@ -111,7 +111,12 @@ Status Worker::init() {
   env_.pacer = pacer_.get();
   deferred_sends_.reserve(connections_.size());
   loop_->set_batch_end_hook(&Worker::on_batch_end, this);
+  loop_->set_timely_timers(plan_.open_loop);
   return ok_status();
+}
+
+uint64_t Worker::cpu_ns() const {
+  return thread_cpu_ns();
 }
 
 void Worker::stop_for_script(const std::string& error) {

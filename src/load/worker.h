@@ -100,6 +100,7 @@ class Worker final : private PacerHost, private ConnectionHost {
   void wake(uint32_t c) override { connections_[c].wake(); }
   void close_when_idle(uint32_t c) override { connections_[c].close_when_idle(); }
   void finish() override { finish(loop_->now_ns()); }
+  uint64_t cpu_ns() const override;
   // PacerHost and ConnectionHost: a script hook failed (error) or asked to stop ("").
   void stop_for_script(const std::string& error) override;
   // ConnectionHost

@@ -203,6 +203,17 @@ void EventLoop::fire_timers() {
   }
 }
 
+void EventLoop::fire_due_timers(void* self) {
+  auto* loop = static_cast<EventLoop*>(self);
+  if (loop->heap_.empty() || loop->stopping_) return;
+  const uint64_t now_ns = mono_now_ns();
+  if (loop->heap_[0]->deadline_ns > now_ns) return;
+  loop->now_ns_ = now_ns;
+  loop->fire_timers();
+  // What the timers queued must not wait for the rest of the batch.
+  if (loop->uring_) loop->uring_->submit_now();
+}
+
 void EventLoop::stop() {
   {
     std::lock_guard<std::mutex> lock(mailbox_mutex_);
@@ -310,6 +321,7 @@ void EventLoop::run() {
         continue;
       }
       handler->on_io(ev.events);
+      if (timely_timers_) fire_due_timers(this);
     }
     batch_size_ = 0;
     batch_next_ = 0;

@@ -118,6 +118,10 @@ class EventLoop {
     nap_expected_ = expected;
   }
   uint64_t naps() const { return naps_; }
+  // Open-loop runs: a timer that falls due while a long batch is being dispatched fires between
+  // two handlers (and io_uring's queued sends go out at once), not after the batch, so a planned
+  // send waits for one handler at most. Costs a clock read per handler. Loop thread only.
+  void set_timely_timers(bool on) { timely_timers_ = on; }
 
   uint64_t now_ns() const { return now_ns_; }
   uint64_t refresh_now_ns();
@@ -129,6 +133,7 @@ class EventLoop {
   int wait(uint64_t deadline_ns);  // epoll wait until deadline_ns (UINT64_MAX: no timer)
   int nap_then_wait(uint64_t deadline_ns);
   void fire_timers();
+  static void fire_due_timers(void* self);  // between two handlers, with timely timers
   void heap_up(uint32_t i);
   void heap_down(uint32_t i);
   void heap_remove(uint32_t i);
@@ -138,6 +143,7 @@ class EventLoop {
   std::unique_ptr<UringIo> uring_;
   bool stopping_ = false;
   bool have_pwait2_ = true;
+  bool timely_timers_ = false;
   void (*batch_end_fn_)(void*) = nullptr;
   void* batch_end_ctx_ = nullptr;
   uint64_t now_ns_ = 0;

@@ -29,7 +29,7 @@ void EventLoop::run_uring() {
     now_ns_ = mono_now_ns();
     if (!waited) continue;  // EINTR
     if (io.reap()) drain_mailbox();
-    io.notify(&stopping_);
+    io.notify(&stopping_, timely_timers_ ? &EventLoop::fire_due_timers : nullptr, this);
     if (stopping_) break;
     if (batch_end_fn_ != nullptr) batch_end_fn_(batch_end_ctx_);
     fire_timers();

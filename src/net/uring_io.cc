@@ -263,7 +263,11 @@ void UringIo::recycle(uint16_t bid) {
 }
 
 void UringIo::submit_now() {
-  if (enabled_) io_uring_submit(&ring_);
+  if (!enabled_) return;
+  io_uring_submit(&ring_);
+  // Their completions are in the queue now (counted there by the next wait), not due on the
+  // next submission.
+  inline_pending_ = 0;
 }
 
 bool UringIo::has_new_completions() {
@@ -339,7 +343,7 @@ bool UringIo::reap() {
   return woke;
 }
 
-void UringIo::notify(const bool* stopping) {
+void UringIo::notify(const bool* stopping, void (*between)(void*), void* ctx) {
   size_t i = 0;
   for (; i < notify_.size() && !*stopping; ++i) {
     Reg* r = notify_[i];
@@ -348,6 +352,7 @@ void UringIo::notify(const bool* stopping) {
     r->notify_listed = false;
     if (r->handler != nullptr && events != 0) r->handler->on_io(events);
     release_if_done(r);
+    if (between != nullptr) between(ctx);
   }
   for (; i < notify_.size(); ++i) {  // the loop stops: what was not delivered is dropped
     notify_[i]->pending_events = 0;

@@ -76,9 +76,9 @@ class UringIo {
   // streams, so that a stream holds all the ring has of its socket before any handler runs (and
   // nothing more arrives until the next wait). It returns true when the loop's wake fd fired (the
   // caller drains its mailbox). notify() then calls each handler once with its events, until
-  // *stopping.
+  // *stopping, and `between(ctx)` (if given) after each handler.
   bool reap();
-  void notify(const bool* stopping);
+  void notify(const bool* stopping, void (*between)(void*) = nullptr, void* ctx = nullptr);
   // After a batch: re-arms receives that ran out of buffers or ended early.
   void end_batch();
 

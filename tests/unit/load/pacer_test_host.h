@@ -43,6 +43,7 @@ class PacerTestHost final : public PacerHost {
     closed.push_back(c);
   }
   void finish() override { finished_ = true; }
+  uint64_t cpu_ns() const override { return cpu_time_ns; }
   void stop_for_script(const std::string& error) override {
     script_error = error;
     finished_ = true;
@@ -62,6 +63,7 @@ class PacerTestHost final : public PacerHost {
   std::vector<uint32_t> closed;
   std::string script_error;
   uint32_t connecting_count = 0;
+  uint64_t cpu_time_ns = 0;  // what cpu_ns() answers
 
  private:
   std::unique_ptr<EventLoop> loop_;

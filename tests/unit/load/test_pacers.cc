@@ -227,5 +227,21 @@ TEST(RatePacer, StaleIdleConnectionsAreSkipped) {
   EXPECT_EQ(pacer.backlog(), 0u);
 }
 
+// The scheduler measures its thread's CPU time: a worker with room to spare wakes for each planned
+// request instead of grouping them.
+TEST(RatePacer, AnIdleWorkerWakesForEachPlannedRequest) {
+  PacerTestHost host(1);
+  const uint64_t t0 = host.loop().refresh_now_ns();
+  RateSettings s;
+  s.connections = 1;
+  RatePacer pacer(host, s, fixed_rate(2000, t0));
+  EXPECT_EQ(pacer.wake_gap_ns(), WakeGap::kMaxGapNs);
+  pacer.start(t0);
+  host.cpu_time_ns = 0;  // the host's thread uses no CPU
+  host.run_for_ns(60 * kMs);
+  EXPECT_EQ(pacer.wake_gap_ns(), WakeGap::kMinGapNs);
+  EXPECT_GE(pacer.backlog(), 100u);  // nobody takes the requests: they wait, in plan order
+}
+
 }  // namespace
 }  // namespace hail

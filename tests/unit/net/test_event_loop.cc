@@ -29,6 +29,10 @@ class EventLoopBackends : public ::testing::TestWithParam<IoBackend> {
   }
 };
 
+void quit_loop(Timer* /*t*/, void* ctx) {
+  static_cast<EventLoop*>(ctx)->quit();
+}
+
 struct Recording {
   std::vector<int>* order;
   int id;
@@ -129,6 +133,61 @@ TEST_P(EventLoopBackends, RemoveDropsPendingEventsOfTheBatch) {
   EXPECT_EQ(a.calls + b.calls, 1);
 }
 
+// Records its id, takes `busy_ns` of CPU the first time any of them runs, and leaves the loop.
+struct Slow : IoHandler {
+  Slow(EventLoop* l, int f, int i, std::vector<int>* o, uint64_t b)
+      : loop(l), fd(f), id(i), order(o), busy_ns(b) {}
+  EventLoop* loop;
+  int fd;
+  int id;
+  std::vector<int>* order;
+  uint64_t busy_ns;
+  void on_io(uint32_t) override {
+    if (order->empty()) {
+      const uint64_t until_ns = mono_now_ns() + busy_ns;
+      while (mono_now_ns() < until_ns) {
+      }
+    }
+    order->push_back(id);
+    loop->remove(fd, this);
+  }
+};
+
+// A timer due while the first handler of a batch runs fires after the batch, or (timely timers:
+// rate mode) before the next handler.
+void run_slow_batch(IoBackend backend, bool timely, std::vector<int>* order) {
+  auto loop = make_loop(backend);
+  loop->set_timely_timers(timely);
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+  Slow a(loop.get(), sv[0], 1, order, 5 * kNsPerMs);
+  Slow b(loop.get(), sv[1], 2, order, 5 * kNsPerMs);
+  // Both ends are writable at once: one batch holds both events.
+  ASSERT_EQ(loop->add(sv[0], EPOLLOUT, &a), 0);
+  ASSERT_EQ(loop->add(sv[1], EPOLLOUT, &b), 0);
+  Recording due{order, 0, loop.get()};
+  Timer due_timer{record_fire, &due};
+  Timer end_timer{quit_loop, loop.get()};
+  const uint64_t start_ns = loop->refresh_now_ns();
+  // Due 1 ms from now: during the first handler's 5 ms (the batch is taken at once).
+  loop->arm(due_timer, start_ns + kNsPerMs);
+  loop->arm(end_timer, start_ns + 50 * kNsPerMs);
+  loop->run();
+  close(sv[0]);
+  close(sv[1]);
+}
+
+TEST_P(EventLoopBackends, TimelyTimersFireBetweenTheHandlersOfABatch) {
+  std::vector<int> order;
+  run_slow_batch(GetParam(), false, &order);
+  ASSERT_EQ(order.size(), 3u);
+  EXPECT_EQ(order[2], 0) << "without timely timers, after the batch";
+  order.clear();
+  run_slow_batch(GetParam(), true, &order);
+  ASSERT_EQ(order.size(), 3u);
+  EXPECT_EQ(order[1], 0) << "with timely timers, between the two handlers";
+}
+
 // Both ends of a non-blocking Unix socketpair, closed when the test ends.
 struct SocketPair {
   int fd[2] = {-1, -1};
@@ -149,10 +208,6 @@ struct Stamp : IoHandler {
     loop->quit();
   }
 };
-
-void quit_loop(Timer* /*t*/, void* ctx) {
-  static_cast<EventLoop*>(ctx)->quit();
-}
 
 TEST(EventLoop, NapIsSkippedWhenSomethingIsReady) {
   auto loop = make_loop();
