@@ -28,7 +28,6 @@ constexpr unsigned kCompletionEntries = 1024;
 // connection has no receive buffer of its own); a turn that needs more re-arms the receives that
 // ran dry.
 constexpr unsigned kBufferCount = 128;
-constexpr size_t kBufferBytes = 2048;
 constexpr uint16_t kBufferGroup = 0;
 constexpr uint64_t kOpMask = 7;
 constexpr uint64_t kIgnore = 0;  // cancellations' own completions
@@ -166,15 +165,14 @@ void UringIo::cancel(Reg* r, Op op) {
 
 int UringIo::add(int fd, uint32_t events, IoHandler* handler) {
   if (fd < 0) return EBADF;
-  if (static_cast<size_t>(fd) >= by_fd_.size()) by_fd_.resize(static_cast<size_t>(fd) * 2 + 64);
+  if (static_cast<size_t>(fd) >= by_fd_.size()) by_fd_.resize(static_cast<size_t>(fd) * 3 / 2 + 64);
   if (by_fd_[fd] != nullptr) return EEXIST;
   Reg* r = nullptr;
   if (!free_regs_.empty()) {
     r = free_regs_.back();
     free_regs_.pop_back();
   } else {
-    regs_.push_back(std::make_unique<Reg>());
-    r = regs_.back().get();
+    r = &regs_.emplace_back();
   }
   *r = Reg{};  // freed = false
   r->fd = fd;
@@ -254,6 +252,13 @@ bool UringIo::send(int fd, const char* data, size_t len) {
   r->send_armed = true;
   ++r->ops;
   return true;
+}
+
+void UringIo::retire_send_buffer(int fd, std::unique_ptr<char[]> buffer) {
+  Reg* r = reg_of(fd);
+  if (r == nullptr || !r->send_armed) return;  // nothing reads it any more: freed here
+  r->retired_buffer = true;
+  retired_.emplace_back(r, std::move(buffer));
 }
 
 void UringIo::recycle(uint16_t bid) {
@@ -364,7 +369,7 @@ void UringIo::notify(const bool* stopping, void (*between)(void*), void* ctx) {
 
 void UringIo::post_events(Reg* r, uint32_t events) {
   if (r->handler == nullptr) return;
-  r->pending_events |= events;
+  r->pending_events |= static_cast<uint16_t>(events);
   if (!r->notify_listed) {
     r->notify_listed = true;
     notify_.push_back(r);
@@ -423,6 +428,10 @@ void UringIo::on_recv(Reg* r, const io_uring_cqe& c) {
 void UringIo::on_send(Reg* r, const io_uring_cqe& c) {
   --r->ops;
   r->send_armed = false;
+  if (r->retired_buffer) {
+    r->retired_buffer = false;
+    std::erase_if(retired_, [r](const auto& entry) { return entry.first == r; });
+  }
   if (r->stream != nullptr && r->stream->on_sent(c.res)) {
     post_events(r, c.res < 0 ? EPOLLOUT | EPOLLERR : EPOLLOUT);
   }

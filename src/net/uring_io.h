@@ -9,8 +9,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/result.h"
@@ -37,6 +39,9 @@ class UringStream {
 
 class UringIo {
  public:
+  // Size of each provided receive buffer: a received chunk is never longer.
+  static constexpr size_t kBufferBytes = 2048;
+
   // Why io_uring cannot serve here (a kernel without it, a seccomp filter, io_uring_disabled), or
   // empty when it can. Probed once per process by creating and dropping a small ring.
   static const std::string& unavailable_reason();
@@ -60,6 +65,12 @@ class UringIo {
   // Queues a send of [data, data + len) on fd: `data` must stay valid until on_sent.
   bool send(int fd, const char* data, size_t len);
   void recycle(uint16_t bid);
+  const char* buffer(uint16_t bid) const {
+    return buffers_ + static_cast<size_t>(bid) * kBufferBytes;
+  }
+  // The send buffer of a stream detached from fd while its send may still be reading it: kept
+  // until that send completes.
+  void retire_send_buffer(int fd, std::unique_ptr<char[]> buffer);
   // True when the ring's receives run only inside this thread's calls into the ring (deferred
   // task work): between two turns, the socket's bytes are the application's to drop.
   bool receives_deferred() const { return deferred_; }
@@ -84,20 +95,22 @@ class UringIo {
 
  private:
   enum Op : uint64_t { kOpPoll = 1, kOpRecv = 2, kOpSend = 3, kOpWake = 4 };
+  // One per registered fd (32 bytes: there are as many as connections).
   struct Reg {
     int fd = -1;
+    uint32_t events = 0;
     IoHandler* handler = nullptr;  // null once removed
     UringStream* stream = nullptr;
-    uint32_t events = 0;
-    uint32_t ops = 0;  // requests whose final completion has not come
-    bool poll_armed = false;
-    bool recv_armed = false;
-    bool send_armed = false;
-    bool rearm_listed = false;
-    bool notify_listed = false;
-    bool receiving = false;  // a stream receiving through the ring (not by readiness)
-    bool freed = false;
-    uint32_t pending_events = 0;  // for the next notify()
+    uint16_t ops = 0;             // requests whose final completion has not come
+    uint16_t pending_events = 0;  // for the next notify() (poll bits: 16 are enough)
+    bool poll_armed : 1 = false;
+    bool recv_armed : 1 = false;
+    bool send_armed : 1 = false;
+    bool rearm_listed : 1 = false;
+    bool notify_listed : 1 = false;
+    bool receiving : 1 = false;  // a stream receiving through the ring (not by readiness)
+    bool freed : 1 = false;
+    bool retired_buffer : 1 = false;  // a detached stream's send buffer waits for the send
   };
 
   explicit UringIo(int wake_fd) : wake_fd_(wake_fd) {}
@@ -125,7 +138,8 @@ class UringIo {
   size_t ring_bytes_ = 0;
   unsigned inline_pending_ = 0;  // queued requests that complete on submission
   unsigned inline_done_ = 0;     // completions ready, or due on submission, at the last wait
-  std::vector<std::unique_ptr<Reg>> regs_;
+  std::deque<Reg> regs_;         // stable addresses, no allocation per registration
+  std::vector<std::pair<Reg*, std::unique_ptr<char[]>>> retired_;
   std::vector<Reg*> free_regs_;
   std::vector<Reg*> by_fd_;
   std::vector<Reg*> rearm_;

@@ -9,35 +9,64 @@
 
 namespace hail {
 
+namespace {
+// Capacity for at least `len` bytes, double the current one if that is more. Small sizes fill
+// their allocation exactly (malloc hands out 16-byte multiples, 8 of them its own): a connection's
+// buffer usually holds one request, and there are as many buffers as connections.
+uint32_t grown_capacity(uint32_t capacity, size_t len) {
+  const size_t fitted = ((len + 8 + 15) & ~size_t{15}) - 8;
+  return static_cast<uint32_t>(std::max<size_t>(fitted, size_t{capacity} * 2));
+}
+}  // namespace
+
+void UringTransport::Bytes::assign(const char* from, size_t len) {
+  size = 0;
+  append(from, len);
+}
+
+void UringTransport::Bytes::append(const char* from, size_t len) {
+  if (len == 0) return;
+  if (size + len > capacity) {
+    capacity = grown_capacity(capacity, size + len);
+    std::unique_ptr<char[]> bigger(new char[capacity]);
+    if (size > 0) std::memcpy(bigger.get(), data.get(), size);
+    data = std::move(bigger);
+  }
+  std::memcpy(data.get() + size, from, len);
+  size += static_cast<uint32_t>(len);
+}
+
 UringTransport::~UringTransport() {
   drop_chunks();
 }
 
 void UringTransport::attach(int fd) {
-  drop_chunks();
-  if (send_armed_) {
-    // The last socket's send may still read its buffer (until its cancellation is submitted):
-    // that buffer stays alive aside, and this connection starts with a new one.
-    retired_ = std::move(sending_);
-    sending_ = std::string();
-  }
-  sending_.clear();
-  queued_.clear();
+  detach();  // (a connection detaches before it reconnects: this is a net)
+  sending_.size = 0;
+  queued_.size = 0;
   sending_offset_ = 0;
-  send_armed_ = false;
   recv_end_ = -1;
   send_error_ = 0;
   by_ring_ = true;
   discarded_ = false;
   shutdown_after_send_ = false;
+  want_writable_ = false;
   fd_ = fd;
   if (!io_->attach_stream(fd, this)) recv_end_ = EBADF;  // can't happen: connect registered fd
 }
 
 void UringTransport::detach() {
   if (fd_ < 0) return;
-  // Bytes still queued (an HTTP/2 GOAWAY before a lingering close) leave before the fd does.
-  if (send_armed_) io_->submit_now();
+  if (send_armed_) {
+    // Bytes still queued (an HTTP/2 GOAWAY before a lingering close) leave before the fd does.
+    io_->submit_now();
+    // The send may still read its buffer until its completion (the fd's cancellation comes with
+    // the next submission): the ring keeps the buffer until then, and this connection will start
+    // with a new one.
+    io_->retire_send_buffer(fd_, std::move(sending_.data));
+    sending_ = Bytes{};
+    send_armed_ = false;
+  }
   io_->detach_stream(fd_);
   drop_chunks();
   fd_ = -1;
@@ -45,8 +74,8 @@ void UringTransport::detach() {
 
 void UringTransport::drop_chunks() {
   while (chunk_count_ > 0) {
-    io_->recycle(chunks_[chunk_head_].bid);
-    chunk_head_ = (chunk_head_ + 1) & (chunks_.size() - 1);
+    io_->recycle(chunks()[chunk_head_].bid);
+    chunk_head_ = static_cast<uint16_t>((chunk_head_ + 1) & (chunk_capacity_ - 1));
     --chunk_count_;
   }
   chunk_head_ = 0;
@@ -54,37 +83,41 @@ void UringTransport::drop_chunks() {
 }
 
 void UringTransport::on_received(uint16_t bid, const char* data, size_t len) {
-  if (chunk_count_ == chunks_.size()) {
-    std::vector<Chunk> bigger(std::max<size_t>(4, chunks_.size() * 2));
-    for (size_t i = 0; i < chunk_count_; ++i) {
-      bigger[i] = chunks_[(chunk_head_ + i) & (chunks_.size() - 1)];
+  if (chunk_count_ == chunk_capacity_) {
+    const auto capacity = static_cast<uint16_t>(chunk_capacity_ * 2);
+    std::unique_ptr<Chunk[]> bigger(new Chunk[capacity]);
+    Chunk* old = chunks();
+    for (uint16_t i = 0; i < chunk_count_; ++i) {
+      bigger[i] = old[(chunk_head_ + i) & (chunk_capacity_ - 1)];
     }
-    chunks_.swap(bigger);
+    heap_chunks_ = std::move(bigger);
+    chunk_capacity_ = capacity;
     chunk_head_ = 0;
   }
-  chunks_[(chunk_head_ + chunk_count_) & (chunks_.size() - 1)] =
-      Chunk{bid, data, static_cast<uint32_t>(len)};
+  const auto offset = static_cast<uint16_t>(data - io_->buffer(bid));
+  chunks()[(chunk_head_ + chunk_count_) & (chunk_capacity_ - 1)] =
+      Chunk{bid, offset, static_cast<uint16_t>(len)};
   ++chunk_count_;
-  buffered_bytes_ += len;
+  buffered_bytes_ += static_cast<uint32_t>(len);
 }
 
 void UringTransport::on_recv_end(int err) {
-  if (recv_end_ < 0) recv_end_ = err;
+  if (recv_end_ < 0) recv_end_ = static_cast<int16_t>(err);
 }
 
 size_t UringTransport::take_chunks(char* out, size_t len) {
   size_t taken = 0;
   while (taken < len && chunk_count_ > 0) {
-    Chunk& c = chunks_[chunk_head_];
+    Chunk& c = chunks()[chunk_head_];
     const size_t n = std::min<size_t>(len - taken, c.len);
-    if (out != nullptr) std::memcpy(out + taken, c.data, n);
+    if (out != nullptr) std::memcpy(out + taken, io_->buffer(c.bid) + c.offset, n);
     taken += n;
-    buffered_bytes_ -= n;
-    c.data += n;
-    c.len -= static_cast<uint32_t>(n);
+    buffered_bytes_ -= static_cast<uint32_t>(n);
+    c.offset = static_cast<uint16_t>(c.offset + n);
+    c.len = static_cast<uint16_t>(c.len - n);
     if (c.len == 0) {
       io_->recycle(c.bid);
-      chunk_head_ = (chunk_head_ + 1) & (chunks_.size() - 1);
+      chunk_head_ = static_cast<uint16_t>((chunk_head_ + 1) & (chunk_capacity_ - 1));
       --chunk_count_;
     }
   }
@@ -157,7 +190,7 @@ IoResult UringTransport::write(const char* data, size_t len) {
     start_send();
     return IoResult{IoStatus::kOk, take, nullptr};
   }
-  const size_t held = sending_.size() - sending_offset_ + queued_.size();
+  const size_t held = sending_.size - sending_offset_ + queued_.size;
   if (held >= kMaxQueuedBytes) {
     want_writable_ = true;
     return IoResult{IoStatus::kWouldBlock, 0, nullptr};
@@ -169,18 +202,18 @@ IoResult UringTransport::write(const char* data, size_t len) {
 
 void UringTransport::start_send() {
   send_armed_ =
-      io_->send(fd_, sending_.data() + sending_offset_, sending_.size() - sending_offset_);
+      io_->send(fd_, sending_.data.get() + sending_offset_, sending_.size - sending_offset_);
   if (!send_armed_) send_error_ = EBADF;  // can't happen: the fd is registered while attached
 }
 
 bool UringTransport::on_sent(int res) {
   send_armed_ = false;
   if (res < 0) {
-    send_error_ = -res;
+    send_error_ = static_cast<int16_t>(-res);
     return true;  // the writer learns it at its next write
   }
-  sending_offset_ += static_cast<size_t>(res);
-  if (sending_offset_ < sending_.size()) {
+  sending_offset_ += static_cast<uint32_t>(res);
+  if (sending_offset_ < sending_.size) {
     if (res == 0) {
       send_error_ = EPIPE;  // the socket took nothing and will take nothing more
       return true;
@@ -189,9 +222,9 @@ bool UringTransport::on_sent(int res) {
     return false;
   }
   sending_offset_ = 0;
-  sending_.clear();
-  if (!queued_.empty()) {
-    sending_.swap(queued_);
+  sending_.size = 0;
+  if (queued_.size > 0) {
+    std::swap(sending_, queued_);
     start_send();
   } else if (shutdown_after_send_) {
     shutdown_after_send_ = false;

@@ -6,8 +6,7 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-#include <vector>
+#include <memory>
 
 #include "net/transport.h"
 #include "net/uring_io.h"
@@ -22,6 +21,8 @@ class UringTransport final : public Transport, private UringStream {
   UringTransport(UringIo* io, bool can_discard)
       : io_(io), can_discard_(can_discard && io->receives_deferred()) {}
   ~UringTransport() override;
+  UringTransport(const UringTransport&) = delete;
+  UringTransport& operator=(const UringTransport&) = delete;
 
   void attach(int fd) override;
   void detach() override;
@@ -42,11 +43,24 @@ class UringTransport final : public Transport, private UringStream {
   // Bytes held (in flight and queued) before write() says would-block: a request body larger
   // than this is written as the socket takes it, as with epoll.
   static constexpr size_t kMaxQueuedBytes = 256 * 1024;
+  // Received bytes not yet read: [offset, offset + len) of provided buffer bid (8 bytes: a
+  // buffer is at most 2 KiB).
   struct Chunk {
     uint16_t bid;
-    const char* data;
-    uint32_t len;
+    uint16_t offset;
+    uint16_t len;
   };
+  // A byte buffer that keeps its capacity (16 bytes, where a std::string takes 32: there is one
+  // transport per connection).
+  struct Bytes {
+    std::unique_ptr<char[]> data;
+    uint32_t capacity = 0;
+    uint32_t size = 0;
+    void assign(const char* from, size_t len);
+    void append(const char* from, size_t len);
+  };
+  static constexpr uint16_t kInlineChunks = 2;  // a small response is one chunk, rarely two
+
   void on_received(uint16_t bid, const char* data, size_t len) override;
   void on_recv_end(int err) override;
   bool on_sent(int res) override;
@@ -56,25 +70,28 @@ class UringTransport final : public Transport, private UringStream {
   size_t take_chunks(char* out, size_t len);
 
   UringIo* io_;
-  bool can_discard_;
-  int fd_ = -1;
-  // Chunks received and not yet read, oldest first (a ring: the steady state allocates nothing).
-  std::vector<Chunk> chunks_;
-  size_t chunk_head_ = 0;
-  size_t chunk_count_ = 0;
-  size_t buffered_bytes_ = 0;
-  int recv_end_ = -1;  // -1: open; 0: the peer's FIN; > 0: the errno that ended it
-  int send_error_ = 0;
+  // Chunks received and not yet read, oldest first: a ring in inline_chunks_ or, once more have
+  // been held at once, on the heap (kept: the steady state allocates nothing).
+  Chunk* chunks() { return heap_chunks_ ? heap_chunks_.get() : inline_chunks_; }
+  Chunk inline_chunks_[kInlineChunks];
+  std::unique_ptr<Chunk[]> heap_chunks_;
   // sending_ is in the kernel's hands from send until on_sent; queued_ collects writes meanwhile.
-  std::string sending_;
-  size_t sending_offset_ = 0;
-  bool send_armed_ = false;
-  std::string queued_;
-  std::string retired_;  // a previous socket's buffer, in case its send still reads it
-  bool shutdown_after_send_ = false;
-  bool want_writable_ = false;  // a write was refused: EPOLLOUT when the queue moves
-  bool by_ring_ = true;         // false while bodies are dropped with recv(MSG_TRUNC)
-  bool discarded_ = false;      // a body was dropped since the socket was last found drained
+  Bytes sending_;
+  Bytes queued_;
+  int fd_ = -1;
+  uint32_t buffered_bytes_ = 0;
+  uint32_t sending_offset_ = 0;
+  uint16_t chunk_capacity_ = kInlineChunks;  // a power of two
+  uint16_t chunk_head_ = 0;
+  uint16_t chunk_count_ = 0;
+  int16_t recv_end_ = -1;   // -1: open; 0: the peer's FIN; > 0: the errno that ended it
+  int16_t send_error_ = 0;  // an errno value
+  bool can_discard_ : 1;
+  bool send_armed_ : 1 = false;
+  bool shutdown_after_send_ : 1 = false;
+  bool want_writable_ : 1 = false;  // a write was refused: EPOLLOUT when the queue moves
+  bool by_ring_ : 1 = true;         // false while bodies are dropped with recv(MSG_TRUNC)
+  bool discarded_ : 1 = false;      // a body was dropped since the socket was last found drained
 };
 
 }  // namespace hail
