@@ -77,10 +77,12 @@ class ScaleOutTest(unittest.TestCase):
         self.assertEqual(merge.code, 0, merge.stderr)
         merged = json.load(open(merged_path))
         req = merged["requests"]
-        # The server counted exactly what the merged result says was sent.
+        # The server counted exactly what the merged result says was sent. Each shard's last
+        # request goes 1 ms before its end; on a loaded machine its response may come after the
+        # end and is counted in flight, never lost (at most one per connection: 4 x 2).
         self.assertEqual(req["attempted"], server_requests)
-        self.assertEqual(req["completed"], server_requests)
-        self.assertEqual(req["in_flight"], 0)
+        self.assertEqual(req["completed"] + req["in_flight"], server_requests)
+        self.assertLessEqual(req["in_flight"], 8)
         # 4000 req/s for 5 s: the plan is exact, the achieved rate within 1%.
         self.assertEqual(server_requests, 20000)
         self.assertAlmostEqual(merged["rate"]["target_per_s"], 4000.0)
