@@ -6,7 +6,7 @@ touches fills a few 64 KiB fault-around windows instead of being spread over the
 difference is ~1 MiB of peak RSS. The list is the union, in first-seen order, of the (mangled)
 functions that callgrind sees executed in a few short runs of HAIL against a private nginx on
 127.0.0.1: keep-alive and a new connection per request, with and without the progress line, the
-text and the JSON report. Names from the shared libraries are kept too; lld ignores the ones it
+text and the JSON report, io_uring and (named with --io) epoll. Names from the shared libraries are kept too; lld ignores the ones it
 does not link (libstdc++'s, linked statically, are placed with the rest).
 
 Run it on a build of the current sources after changes that add or move much start-up, run or
@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parent.parent
 RUNS = [
     ["-t1", "-c50", "-d2s", "-q"],
     ["-t2", "-c20", "-d2s", "--json", "{json}"],
-    ["-t1", "-c10", "-d2s", "--no-keepalive"],
+    ["-t1", "-c10", "-d2s", "--no-keepalive", "--io", "epoll"],
 ]
 FN_LINE = re.compile(r"^c?fn=\(\d+\) (.+)$")
 

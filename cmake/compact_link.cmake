@@ -10,7 +10,11 @@
 #   - LuaJIT's static archive (src/script/CMakeLists.txt), as wrk links its own, and then libgcc
 #     statically too: nothing left needs libgcc_s, and LuaJIT's errors and C++ exceptions unwind
 #     with the same copy of the unwinder;
-#   - unreferenced sections dropped (--gc-sections).
+#   - unreferenced sections dropped (--gc-sections);
+#   - relative relocations packed (DT_RELR, glibc >= 2.36): ld.so reads ~4 KiB of them at start
+#     instead of 100 KiB of .rela.dyn, which stayed resident. lld learned -z pack-relative-relocs
+#     (with the GLIBC_ABI_DT_RELR dependency glibc insists on) in version 15; Debian 12's lld is
+#     14, so the newest lld-NN package installed provides the linker (-B its directory).
 # Measured (bench/RESULTS.md, issue 24): peak RSS with 50 keep-alive connections 6.9 -> 5.0 MiB.
 # Without lld (Debian package lld) the link stays as it was; a stale order file only costs memory
 # (names it lists that no longer exist are ignored, new functions land outside the packed range).
@@ -28,6 +32,20 @@ if(HAIL_COMPACT_LINK)
     # Every library hail links is ours: sections per function everywhere, so that lld can move
     # each one (a whole object file's .text otherwise moves as one piece).
     add_compile_options(-ffunction-sections -fdata-sections)
+    find_program(HAIL_LLD_PACKING ld.lld NO_DEFAULT_PATH
+                 PATHS /usr/lib/llvm-19/bin /usr/lib/llvm-18/bin /usr/lib/llvm-17/bin
+                       /usr/lib/llvm-16/bin /usr/lib/llvm-15/bin)
+    if(HAIL_LLD_PACKING)
+      get_filename_component(lld_dir ${HAIL_LLD_PACKING} DIRECTORY)
+      check_linker_flag(CXX "-fuse-ld=lld;-B${lld_dir};-Wl,-z,pack-relative-relocs"
+                        HAIL_HAVE_RELR)
+      if(HAIL_HAVE_RELR)
+        set(HAIL_RELR_OPTIONS -B${lld_dir} -Wl,-z,pack-relative-relocs)
+      endif()
+    endif()
+    if(NOT HAIL_RELR_OPTIONS)
+      message(STATUS "hail: no lld >= 15, relocations stay unpacked (apt-get install lld-16)")
+    endif()
   else()
     message(STATUS "hail: lld not found, HAIL_COMPACT_LINK has no effect (apt-get install lld)")
   endif()
@@ -40,7 +58,7 @@ function(hail_compact_link target)
   endif()
   target_link_options(${target} PRIVATE -fuse-ld=lld
                       -Wl,--symbol-ordering-file=${HAIL_LINK_ORDER_FILE}
-                      -Wl,--no-warn-symbol-ordering -Wl,--gc-sections)
+                      -Wl,--no-warn-symbol-ordering -Wl,--gc-sections ${HAIL_RELR_OPTIONS})
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     target_link_options(${target} PRIVATE -static-libstdc++)
     get_property(luajit_static GLOBAL PROPERTY HAIL_LUAJIT_STATIC)

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/clock.h"
@@ -23,11 +24,13 @@ constexpr unsigned kRingEntries = 256;
 constexpr unsigned kCompletionEntries = 1024;
 // Provided receive buffers, shared by every stream of the loop: a small response fills one, and
 // a stream hands its buffer back as soon as it has copied it out, and large bodies bypass the ring
-// (UringTransport::discard). The kernel takes them round the ring, so all get touched: 128 x 2 KiB
-// (a 1 KiB response with its head fits one) is 256 KiB whatever the connection count (a
-// connection has no receive buffer of its own); a turn that needs more re-arms the receives that
-// ran dry.
-constexpr unsigned kBufferCount = 128;
+// (UringTransport::discard). The kernel takes them round the ring, so every buffer provided gets
+// touched: the loop starts with 32 and provides 32 more after each batch that ran dry, up to
+// 128 x 2 KiB (a 1 KiB response with its head fits one), so that a run with few connections
+// (50: 64 buffers) does not keep 256 KiB resident. A connection has no receive buffer of its own;
+// a turn that needs more re-arms the receives that ran dry.
+constexpr unsigned kBufferCount = 128;  // the ring's capacity
+constexpr unsigned kBufferStep = 32;    // provided at the start, and added each time they run out
 constexpr uint16_t kBufferGroup = 0;
 constexpr uint64_t kOpMask = 7;
 constexpr uint64_t kIgnore = 0;  // cancellations' own completions
@@ -100,12 +103,7 @@ Result<std::unique_ptr<UringIo>> UringIo::create(int wake_fd) {
   err = io_uring_register_buf_ring(&io->ring_, &reg, 0);
   if (err < 0) return make_error(std::string("io_uring buffer ring: ") + std::strerror(-err));
   io_uring_buf_ring_init(io->buf_ring_);
-  const int mask = io_uring_buf_ring_mask(kBufferCount);
-  for (unsigned i = 0; i < kBufferCount; ++i) {
-    io_uring_buf_ring_add(io->buf_ring_, io->buffers_ + i * kBufferBytes, kBufferBytes,
-                          static_cast<uint16_t>(i), mask, static_cast<int>(i));
-  }
-  io_uring_buf_ring_advance(io->buf_ring_, kBufferCount);
+  io->provide_more_buffers();
   io->arm_wake();
   return io;
 }
@@ -261,6 +259,18 @@ void UringIo::retire_send_buffer(int fd, std::unique_ptr<char[]> buffer) {
   retired_.emplace_back(r, std::move(buffer));
 }
 
+void UringIo::provide_more_buffers() {
+  const unsigned count = std::min(kBufferStep, kBufferCount - buffers_provided_);
+  const int mask = io_uring_buf_ring_mask(kBufferCount);
+  for (unsigned i = 0; i < count; ++i) {
+    const unsigned bid = buffers_provided_ + i;
+    io_uring_buf_ring_add(buf_ring_, buffers_ + static_cast<size_t>(bid) * kBufferBytes,
+                          kBufferBytes, static_cast<uint16_t>(bid), mask, static_cast<int>(i));
+  }
+  io_uring_buf_ring_advance(buf_ring_, static_cast<int>(count));
+  buffers_provided_ += count;
+}
+
 void UringIo::recycle(uint16_t bid) {
   io_uring_buf_ring_add(buf_ring_, buffers_ + static_cast<size_t>(bid) * kBufferBytes, kBufferBytes,
                         bid, io_uring_buf_ring_mask(kBufferCount), 0);
@@ -410,7 +420,9 @@ void UringIo::on_recv(Reg* r, const io_uring_cqe& c) {
     ended = true;
     events |= EPOLLRDHUP;
     if (r->stream != nullptr) r->stream->on_recv_end(0);
-  } else if (c.res < 0 && c.res != -ENOBUFS && c.res != -ECANCELED) {
+  } else if (c.res == -ENOBUFS) {
+    ran_dry_ = true;
+  } else if (c.res < 0 && c.res != -ECANCELED) {
     ended = true;
     events |= EPOLLERR;
     if (r->stream != nullptr) r->stream->on_recv_end(-c.res);
@@ -439,6 +451,10 @@ void UringIo::on_send(Reg* r, const io_uring_cqe& c) {
 }
 
 void UringIo::end_batch() {
+  if (ran_dry_) {
+    ran_dry_ = false;
+    if (buffers_provided_ < kBufferCount) provide_more_buffers();
+  }
   for (Reg* r : rearm_) {
     r->rearm_listed = false;
     if (r->handler != nullptr && r->stream != nullptr && r->receiving && !r->recv_armed) {

@@ -127,6 +127,8 @@ class UringIo {
   void on_poll(Reg* r, const io_uring_cqe& cqe);
   void on_recv(Reg* r, const io_uring_cqe& cqe);
   void on_send(Reg* r, const io_uring_cqe& cqe);
+  // Hands the kernel the next step of receive buffers (the ring's capacity bounds them).
+  void provide_more_buffers();
 
   io_uring ring_{};
   bool ring_ok_ = false;
@@ -136,6 +138,8 @@ class UringIo {
   io_uring_buf_ring* buf_ring_ = nullptr;
   char* buffers_ = nullptr;
   size_t ring_bytes_ = 0;
+  unsigned buffers_provided_ = 0;
+  bool ran_dry_ = false;         // a receive found no buffer in this batch
   unsigned inline_pending_ = 0;  // queued requests that complete on submission
   unsigned inline_done_ = 0;     // completions ready, or due on submission, at the last wait
   std::deque<Reg> regs_;         // stable addresses, no allocation per registration

@@ -408,21 +408,26 @@ TEST_F(RunnerTest, RateLadderWithWarmupHoldsTheFirstLevelFirst) {
   o.interval_ns = 200 * kNsPerMs;
   auto r = run_load(o, nullptr);
   ASSERT_TRUE(r.ok());
-  // Warm-up: 100 requests at 500/s, not counted; then exactly 200 + 400 planned and sent.
-  EXPECT_EQ(server_->stats().requests, 700u);
-  EXPECT_EQ(r->counters.attempted, 600u);
+  // Warm-up: 100 requests at 500/s, not counted; then exactly 200 + 400 planned, and sent but
+  // for those still waiting for a connection at the end (a stalled machine: every connection
+  // busy when the last one was due), which the result reports as the backlog.
+  EXPECT_EQ(r->counters.attempted + r->backlog, 600u);
+  EXPECT_LE(r->backlog, 2u);
+  EXPECT_EQ(server_->stats().requests, 100u + r->counters.attempted);
   // The last ones (planned 1 ms apart up to the end) may still be in flight when the run stops on
-  // a busy machine (ASan): they are reported as such, not completed.
+  // a busy machine (ASan): they are reported as such, not completed (at most one per connection).
   const uint64_t completed = r->counters.completed;
-  EXPECT_EQ(completed + r->counters.in_flight, 600u);
-  EXPECT_LE(r->counters.in_flight, 3u);
+  EXPECT_EQ(completed + r->counters.in_flight, r->counters.attempted);
+  EXPECT_LE(r->counters.in_flight, 4u);
   ASSERT_EQ(r->steps.size(), 2u);
   // Rows count completions: on a busy machine a response may cross into the next step (or, for
   // the last warm-up request, past the warm-up, where it is not counted at all): a loaded 2-core
   // VM has delayed seven of them by 14 ms. The levels (200 vs 400 a step) stay far apart.
   EXPECT_NEAR(static_cast<double>(r->steps[0].completed), 200.0, 12.0);
   EXPECT_EQ(r->steps[0].completed + r->steps[1].completed, completed);
-  EXPECT_NEAR(static_cast<double>(sum_completed(r->intervals, true)), 100.0, 2.0);
+  // The warm-up's last responses (1 ms apart) may cross its end the same way: 4 did when the
+  // VM lost the CPU for a few ms (steal); 100 stays far from either level's count.
+  EXPECT_NEAR(static_cast<double>(sum_completed(r->intervals, true)), 100.0, 8.0);
   EXPECT_EQ(sum_completed(r->intervals, false), completed);
   EXPECT_EQ(r->intervals.back().target_end, 1000.0);
   expect_accounting(r.value());
