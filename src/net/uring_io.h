@@ -46,6 +46,9 @@ class UringIo {
   // empty when it can. Probed once per process by creating and dropping a small ring.
   static const std::string& unavailable_reason();
   static Result<std::unique_ptr<UringIo>> create(int wake_fd);
+  // Receive buffers handed to the kernel so far: 32 at the start, 32 more after each batch in
+  // which a receive found none, at most 128.
+  unsigned buffers_provided() const { return buffers_provided_; }
   ~UringIo();
   UringIo(const UringIo&) = delete;
   UringIo& operator=(const UringIo&) = delete;

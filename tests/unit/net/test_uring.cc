@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "core/clock.h"
 #include "net/event_loop.h"
@@ -152,6 +153,42 @@ TEST_F(Uring, BytesArriveInOrderThenEof) {
   EXPECT_EQ(r.error, nullptr);
   EXPECT_EQ(r.got.size(), sent.size());
   EXPECT_TRUE(r.got == sent);
+}
+
+TEST_F(Uring, ReceiveBuffersAreProvidedAsTheTrafficNeedsThem) {
+  UringIo* io = loop_->uring();
+  EXPECT_EQ(io->buffers_provided(), 32u);
+  // 40 streams with a small message each: every byte arrives, with at most one step more (if
+  // all 40 landed in one turn).
+  std::vector<std::unique_ptr<Stream>> streams;
+  for (int i = 0; i < 40; ++i) streams.push_back(std::make_unique<Stream>(loop_.get()));
+  const std::string message = pattern(100);
+  for (auto& s : streams) ASSERT_EQ(write(s->p.server, message.data(), message.size()), 100);
+  EXPECT_TRUE(run_until([&] {
+    for (auto& s : streams) {
+      if (s->r.got.size() < message.size()) return false;
+    }
+    return true;
+  }));
+  for (auto& s : streams) EXPECT_EQ(s->r.got, message);
+  EXPECT_LE(io->buffers_provided(), 64u);
+  // A stream of 4 MiB fills more than 32 buffers a turn: the ring grows, never past 128.
+  Stream& big = *streams[0];
+  const std::string sent = pattern(4u << 20);
+  big.r.got.clear();
+  std::thread writer([&] {
+    size_t off = 0;
+    while (off < sent.size()) {
+      const ssize_t n = write(big.p.server, sent.data() + off, sent.size() - off);
+      ASSERT_GT(n, 0);
+      off += static_cast<size_t>(n);
+    }
+  });
+  EXPECT_TRUE(run_until([&] { return big.r.got.size() >= sent.size(); }));
+  writer.join();
+  EXPECT_TRUE(big.r.got == sent);
+  EXPECT_GT(io->buffers_provided(), 32u);
+  EXPECT_LE(io->buffers_provided(), 128u);
 }
 
 TEST_F(Uring, WritesAreQueuedAndSentInOrder) {
