@@ -83,8 +83,12 @@ class ScaleOutTest(unittest.TestCase):
         self.assertEqual(req["attempted"], server_requests)
         self.assertEqual(req["completed"] + req["in_flight"], server_requests)
         self.assertLessEqual(req["in_flight"], 8)
-        # 4000 req/s for 5 s: the plan is exact, the achieved rate within 1%.
-        self.assertEqual(server_requests, 20000)
+        # 4000 req/s for 5 s: the plan is exact (what a shard stalled by the machine had not sent
+        # by its end is reported as its backlog, CI saw 68), the achieved rate within 1%.
+        backlog = merged["rate"]["backlog"]
+        self.assertEqual(server_requests + backlog, 20000)
+        self.assertEqual(sum(s["rate"]["backlog"] for s in shards), backlog)
+        self.assertLessEqual(backlog, 200)
         self.assertAlmostEqual(merged["rate"]["target_per_s"], 4000.0)
         self.assertLess(abs(merged["throughput"]["requests_per_s"] / 4000.0 - 1), 0.01)
         # The merge reports how far apart the shards started.
