@@ -6,6 +6,7 @@
 #include "cli/native_table.h"
 #include "core/clock.h"
 #include "core/url.h"
+#include "load/run_plan.h"
 #include "load/shard.h"
 #include "load/url_mix.h"
 #include "report/hlog_writer.h"
@@ -134,6 +135,7 @@ Result<NativeCommand> parse_native_flags(const std::vector<std::string>& args) {
   if (Status st = apply_scale_out(s); !st) return st.error();
   if (Status st = check_verdict_flags(cmd.verdict); !st) return st.error();
   if (Status st = validate(cmd.run, s.given); !st) return st.error();
+  if (Status st = check_shard_split(cmd.run); !st) return st.error();
   if (!s.monitor_metrics.empty() && s.monitors.empty()) {
     return make_error("--monitor-metric needs a --monitor prom:URL");
   }

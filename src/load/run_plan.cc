@@ -66,7 +66,21 @@ uint64_t run_seed(const RunOptions& options) {
   if (!options.shard.sharded()) return mono_now_ns();
   return options.start_at_unix_ns != 0 ? options.start_at_unix_ns : 0x68a11ull;
 }
+
+// Closed loop with stages: the curve's peak is the connection capacity; -c is not used.
+uint32_t whole_test_connections(const RunOptions& options) {
+  const bool staged_closed_loop = !options.stages.empty() && !(options.rate_per_s > 0);
+  return staged_closed_loop ? max_curve_connections(options) : options.connections;
+}
 }  // namespace
+
+Status check_shard_split(const RunOptions& options) {
+  if (auto c = shard_part(whole_test_connections(options), options.shard, "-c"); !c) {
+    return c.error();
+  }
+  if (auto n = shard_part(options.requests, options.shard, "-n"); !n) return n.error();
+  return ok_status();
+}
 
 uint32_t effective_threads(uint32_t requested, uint32_t connections) {
   uint32_t threads = requested;
@@ -82,13 +96,9 @@ Result<RunPlan> plan_run(const RunOptions& options) {
   plan.model = options.load_model ? options.load_model : default_load_model(options);
   plan.open_loop = plan.model->open_loop();
   const bool rate_mode = options.rate_per_s > 0;
-  const bool staged = !options.stages.empty();
   plan.initial = rate_mode ? options.rate_per_s : options.stages_initial;
-  // Closed loop with stages: the curve's peak is the connection capacity; -c is not used.
-  // A shard runs its part of the whole test's connections (and of the curve's peak).
   const ShardSpec& shard = options.shard;
-  const uint32_t whole_connections =
-      staged && !rate_mode ? max_curve_connections(options) : options.connections;
+  const uint32_t whole_connections = whole_test_connections(options);
   auto connections = shard_part(whole_connections, shard, "-c");
   if (!connections) return connections.error();
   auto shard_requests = shard_part(options.requests, shard, "-n");

@@ -95,6 +95,10 @@ struct RunPlan {
 // hosts than connections.
 Result<RunPlan> plan_run(const RunOptions& options);
 
+// A shard runs its part of the whole test's connections and -n: an error when the split leaves
+// this shard none of either (a usage mistake, found before anything is resolved or opened).
+Status check_shard_split(const RunOptions& options);
+
 // Threads actually used for a run: -t, or one per usable CPU, never more than connections.
 uint32_t effective_threads(uint32_t requested, uint32_t connections);
 

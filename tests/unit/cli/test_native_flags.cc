@@ -231,6 +231,8 @@ TEST(NativeFlags, BadInputNamesTheProblem) {
       {{"-d", "10x", "http://h/"}, "10x"},
       {{"-d", "0", "http://h/"}, "greater than zero"},
       {{"-c", "0", "http://h/"}, "-c must be at least 1"},
+      {{"-c", "3", "--shard", "3/4", "http://h/"}, "-c 3 split over 4 shards leaves shard 3 none"},
+      {{"-c", "8", "-n", "2", "--shard", "2/4", "http://h/"}, "-n 2 split over 4 shards"},
       {{"-c", "-5", "http://h/"}, "-c"},
       {{"-n", "0", "http://h/"}, "-n must be at least 1"},
       {{"-t", "0", "http://h/"}, "-t must be at least 1"},
