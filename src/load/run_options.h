@@ -65,7 +65,7 @@ struct RunOptions {
   // Workers nap briefly before blocking when many responses are due, reading several per wake-up
   // (WakeCoalescer); --no-coalesce turns it off.
   bool coalesce_wakeups = true;
-  // --io: how workers wait for their sockets (auto: io_uring where the kernel allows it).
+  // --io: how workers wait for their sockets (auto: see resolve_io).
   IoChoice io = IoChoice::kAuto;
   // Time series: one window per interval_ns (0: no series is kept).
   uint64_t interval_ns = 0;

@@ -44,10 +44,14 @@ void set_auto_io(IoChoice choice) {
   g_auto_io = choice;
 }
 
-Result<IoBackend> resolve_io(IoChoice choice, bool short_connections) {
+Result<IoBackend> resolve_io(IoChoice choice, bool short_connections,
+                             uint32_t connections_per_loop) {
   if (choice == IoChoice::kAuto) choice = g_auto_io;
   if (choice == IoChoice::kEpoll) return IoBackend::kEpoll;
-  if (choice == IoChoice::kAuto && short_connections) return IoBackend::kEpoll;
+  if (choice == IoChoice::kAuto &&
+      (short_connections || connections_per_loop > kUringAutoMaxConnections)) {
+    return IoBackend::kEpoll;
+  }
   const std::string& why = UringIo::unavailable_reason();
   if (why.empty()) return IoBackend::kUring;
   if (choice == IoChoice::kAuto) return IoBackend::kEpoll;

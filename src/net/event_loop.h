@@ -28,10 +28,17 @@ const char* io_backend_name(IoBackend backend);
 // --io: a backend, or auto (io_uring where this kernel and its seccomp filter allow it and it is
 // the faster: see resolve_io).
 enum class IoChoice : uint8_t { kAuto, kEpoll, kUring };
+// The most connections one loop may hold for auto to choose io_uring. Beyond its completion queue
+// (1024) a turn's completions overflow to the kernel's list and its shared receive buffers run
+// dry every turn: at 3,000 connections a loop costs 1.1-1.8x epoll's CPU per request, at 10,000
+// 3.6x (bench/RESULTS.md); at 500 they are even.
+inline constexpr uint32_t kUringAutoMaxConnections = 1024;
 // The backend for a choice: an error names why io_uring cannot be had when it was asked for.
-// short_connections: a connection per request (or a few), where setting a socket up in the ring
-// costs what batching saves (measured: bench/RESULTS.md), so auto keeps epoll for them.
-Result<IoBackend> resolve_io(IoChoice choice, bool short_connections = false);
+// What auto weighs (measured: bench/RESULTS.md): short_connections, a connection per request (or
+// a few), where setting a socket up in the ring costs what batching saves; and the connections
+// one loop holds (kUringAutoMaxConnections). auto keeps epoll for both.
+Result<IoBackend> resolve_io(IoChoice choice, bool short_connections = false,
+                             uint32_t connections_per_loop = 0);
 // "auto", "epoll", "uring" (--io, HAIL_IO); nullopt for anything else.
 std::optional<IoChoice> parse_io_choice(std::string_view text);
 // What --io auto resolves through in this process (HAIL_IO). Set once at startup, before any

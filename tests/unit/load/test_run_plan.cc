@@ -50,6 +50,41 @@ TEST(RunPlan, SplitsConnectionsAndRequestsExactly) {
   EXPECT_FALSE(p->open_loop);
 }
 
+TEST(RunPlan, AShardLeftWithNothingIsRefusedBeforeThePlan) {
+  RunOptions o = options();
+  o.connections = 3;
+  o.shard = ShardSpec{2, 4, "--shard"};
+  EXPECT_TRUE(check_shard_split(o).ok());  // shards 0-2 take one connection each
+  o.shard.index = 3;
+  ASSERT_FALSE(check_shard_split(o).ok());
+  EXPECT_NE(check_shard_split(o).error().message.find("-c 3 split over 4 shards leaves shard 3"),
+            std::string::npos);
+  EXPECT_FALSE(plan_run(o).ok());  // the plan refuses it the same way
+  o.connections = 8;
+  o.requests = 3;
+  EXPECT_FALSE(check_shard_split(o).ok());  // -n 3 leaves shard 3 none
+  o.requests = 4;
+  EXPECT_TRUE(check_shard_split(o).ok());
+  // Closed-loop stages: the curve's peak is what is split, not -c.
+  o.requests = 0;
+  o.connections = 1;
+  o.stages = {Stage{kSec, 8, false}};
+  EXPECT_TRUE(check_shard_split(o).ok());
+}
+
+TEST(RunPlan, AutoIoKeepsEpollForManyConnectionsPerWorker) {
+  RunOptions o = options();
+  o.threads = 1;
+  o.connections = kUringAutoMaxConnections + 1;
+  auto p = plan_run(o);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->io, IoBackend::kEpoll);
+  o.connections = kUringAutoMaxConnections;
+  p = plan_run(o);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->io, resolve_io(IoChoice::kAuto).value());  // io_uring where this kernel allows it
+}
+
 TEST(RunPlan, RateModeSplitsTheConnectionCapAndIsOpenLoop) {
   RunOptions o = options();
   o.connections = 4;

@@ -373,8 +373,15 @@ TEST(UringChoice, ResolveAndParse) {
   EXPECT_EQ(resolve_io(IoChoice::kAuto, true).value(), IoBackend::kEpoll);
   EXPECT_EQ(resolve_io(IoChoice::kAuto, false).value(),
             uring_unavailable_reason().empty() ? IoBackend::kUring : IoBackend::kEpoll);
+  // More connections on one loop than the ring serves well: auto keeps epoll; by name, io_uring.
+  const IoBackend ring_if_here =
+      uring_unavailable_reason().empty() ? IoBackend::kUring : IoBackend::kEpoll;
+  EXPECT_EQ(resolve_io(IoChoice::kAuto, false, kUringAutoMaxConnections).value(), ring_if_here);
+  EXPECT_EQ(resolve_io(IoChoice::kAuto, false, kUringAutoMaxConnections + 1).value(),
+            IoBackend::kEpoll);
   if (uring_unavailable_reason().empty()) {
     EXPECT_EQ(resolve_io(IoChoice::kUring, true).value(), IoBackend::kUring);
+    EXPECT_EQ(resolve_io(IoChoice::kUring, false, 10000).value(), IoBackend::kUring);
   }
   auto uring = resolve_io(IoChoice::kUring);
   EXPECT_EQ(uring.ok(), uring_unavailable_reason().empty());
