@@ -159,13 +159,14 @@ class ScaleOutTest(unittest.TestCase):
             ([], {"SLURM_PROCID": "1"}, "SLURM_NTASKS"),
             ([], {"JOB_COMPLETION_INDEX": "1"}, "HAIL_SHARDS"),
             ([], {"OMPI_COMM_WORLD_RANK": "9", "OMPI_COMM_WORLD_SIZE": "4"}, "OMPI_COMM_WORLD_RANK"),
-            (["-c", "3", "--shard", "3/4"], {}, "-c 3"),
+            (["-c", "3", "--shard", "3/4"], {}, "-c 3 split over 4 shards leaves shard 3 none"),
+            (["-n", "2", "--shard", "2/4"], {}, "-n 2 split over 4 shards"),
         ]
         for args, env, needle in cases:
             full_env = dict(os.environ, **env)
             proc = subprocess.run([hail_bin(), url, "-d", "1s", "-q"] + args, env=full_env,
                                   capture_output=True, text=True, timeout=20)
-            self.assertEqual(proc.returncode, 1 if needle == "-c 3" else 2, (args, env, proc.stderr))
+            self.assertEqual(proc.returncode, 2, (args, env, proc.stderr))
             self.assertIn(needle, proc.stderr, (args, env))
             self.assertEqual(proc.stderr.count("\n"), 1, proc.stderr)
 
