@@ -153,27 +153,33 @@ class StagesServeTest(unittest.TestCase):
         """--repeat: 200 req/s for 0.5 s, 1000 req/s for 0.5 s, twice: exactly 1200 requests,
         the server's count equal."""
         with HailServer() as srv:
-            before = srv.stats()["requests"]
-            r = run_hail(["-R", "200", "--stages", "0s:200,500ms:200,0s:1000,500ms:1000",
-                          "--repeat", "2", "-c", "10", "-t", "1", "-q", "--json", "-",
-                          srv.url + "/bytes/10"], timeout=30)
-            self.assertEqual(r.code, 0, describe(r))
-            # The plan's last request goes 1 ms before the end: on a loaded machine its response
-            # may come after the run's end, and it is then counted in flight, not completed.
-            req = r.json["requests"]
-            self.assertEqual(req["attempted"], 1200, describe(r))
-            self.assertEqual(req["completed"] + req["in_flight"], 1200, describe(r))
-            self.assertLessEqual(req["in_flight"], 3, describe(r))
-            served = srv.stats()["requests"] - before
-            self.assertGreaterEqual(served, req["completed"])
-            self.assertLessEqual(served, 1200)
-            # Steps count requests by completion time: one planned just before a boundary may
-            # complete just after it, so each row is the plan give or take the few in flight.
-            steps = r.json["stages"]["steps"]
-            for got, want in zip([s["completed"] for s in steps], [100, 500, 100, 500]):
-                self.assertAlmostEqual(got, want, delta=3, msg=describe(r))
-            self.assertEqual(len(steps), 4)
-
+            for attempt in range(3):
+                before = srv.stats()["requests"]
+                r = run_hail(["-R", "200", "--stages", "0s:200,500ms:200,0s:1000,500ms:1000",
+                              "--repeat", "2", "-c", "10", "-t", "1", "-q", "--json", "-",
+                              srv.url + "/bytes/10"], timeout=30)
+                self.assertEqual(r.code, 0, describe(r))
+                # The plan's last request goes 1 ms before the end: on a loaded machine its
+                # response may come after the run's end, and it is then counted in flight.
+                req = r.json["requests"]
+                self.assertEqual(req["attempted"], 1200, describe(r))
+                self.assertEqual(req["completed"] + req["in_flight"], 1200, describe(r))
+                self.assertLessEqual(req["in_flight"], 3, describe(r))
+                served = srv.stats()["requests"] - before
+                self.assertGreaterEqual(served, req["completed"])
+                self.assertLessEqual(served, 1200)
+                # Steps count requests by completion time: one planned just before a boundary
+                # may complete just after it, so each row is the plan give or take a few. A
+                # machine that stalls hail for 10 ms moves 10 of the 1000 req/s across: such a
+                # run says so (generator health: hail sent late) and is made again.
+                steps = r.json["stages"]["steps"]
+                self.assertEqual(len(steps), 4)
+                got = [s["completed"] for s in steps]
+                if all(abs(g - w) <= 3 for g, w in zip(got, [100, 500, 100, 500])):
+                    return
+                if not r.json["generator_health"]["limited_by_hail"]:
+                    self.fail("steps %s, not 100/500/100/500, on time: %s" % (got, describe(r)))
+            self.fail("hail was stalled in all 3 runs; last steps %s: %s" % (got, describe(r)))
 
 if __name__ == "__main__":
     unittest.main()
