@@ -139,9 +139,8 @@ Result<RunPlan> plan_run(const RunOptions& options) {
 
   // Worker w's connection j is the run's connection j * threads + w.
   const uint32_t threads = plan.threads;
-  const uint32_t per_worker = (plan.max_open + threads - 1) / threads;
   std::vector<std::vector<uint16_t>> groups_of =
-      connection_groups(plan.targets.groups, plan.connections, threads, per_worker);
+      connection_groups(plan.targets.groups, plan.connections, threads, per_worker_open);
   for (uint32_t i = 0; i < threads; ++i) {
     WorkerShare share;
     share.index = i;
