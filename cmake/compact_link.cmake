@@ -10,6 +10,10 @@
 #   - LuaJIT's static archive (src/script/CMakeLists.txt), as wrk links its own, and then libgcc
 #     statically too: nothing left needs libgcc_s, and LuaJIT's errors and C++ exceptions unwind
 #     with the same copy of the unwinder;
+#   - nghttp2 and liburing from their Debian static archives too (hail_prefer_archive): a shared
+#     library's pages are resident from the start (~120 KiB for the two: headers, relocations,
+#     init code) even in a run that never calls it, where unused archive code is never mapped.
+#     zlib stays shared: lintian rejects an embedded copy (embedded-library);
 #   - unreferenced sections dropped (--gc-sections);
 #   - relative relocations packed (DT_RELR, glibc >= 2.36): ld.so reads ~4 KiB of them at start
 #     instead of 100 KiB of .rela.dyn, which stayed resident. lld learned -z pack-relative-relocs
@@ -67,4 +71,29 @@ function(hail_compact_link target)
     endif()
   endif()
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${HAIL_LINK_ORDER_FILE})
+endfunction()
+
+# hail_prefer_archive(<var> <shared target> <archive file> [<libraries it needs>...]): sets <var>
+# to a target linking the library's Debian static archive where the compact link applies and the
+# archive is installed, and to <shared target> otherwise. The headers stay the shared target's.
+function(hail_prefer_archive out_var shared_target archive_file)
+  set(${out_var} ${shared_target} PARENT_SCOPE)
+  if(NOT HAIL_COMPACT_LINK_ACTIVE)
+    return()
+  endif()
+  string(MAKE_C_IDENTIFIER ${archive_file} id)
+  find_library(HAIL_ARCHIVE_${id} NAMES ${archive_file})
+  if(NOT HAIL_ARCHIVE_${id})
+    return()
+  endif()
+  set(name hail_archive_${id})
+  if(NOT TARGET ${name})
+    add_library(${name} INTERFACE)
+    get_target_property(include_dirs ${shared_target} INTERFACE_INCLUDE_DIRECTORIES)
+    if(include_dirs)
+      target_include_directories(${name} INTERFACE ${include_dirs})
+    endif()
+    target_link_libraries(${name} INTERFACE ${HAIL_ARCHIVE_${id}} ${ARGN})
+  endif()
+  set(${out_var} ${name} PARENT_SCOPE)
 endfunction()
