@@ -3,56 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "http/http1_client_session.h"
 #include "http/request.h"
 #include "unit/http/allocation_counter.h"
+#include "unit/http/http1_session_harness.h"
 
 namespace hail {
 namespace {
 
-struct Event {
-  char kind;  // 'f' first byte, 'c' complete, 'x' failed
-  uint32_t slot;
-  int status;
-  bool operator==(const Event&) const = default;
-};
-
-class Recorder final : public SessionListener {
- public:
-  void on_first_byte(uint32_t slot) override { events.push_back({'f', slot, 0}); }
-  void on_response_complete(uint32_t slot, int status, uint32_t interim) override {
-    events.push_back({'c', slot, status});
-    interims += interim;
-  }
-  void on_request_failed(uint32_t slot, ErrorClass, const char*) override {
-    events.push_back({'x', slot, 0});
-  }
-  std::vector<Event> events;
-  uint32_t interims = 0;
-};
-
-RequestTemplate get_template(const std::string& path = "/a", const std::string& method = "GET") {
-  RequestSpec spec;
-  spec.method = method;
-  spec.path = path;
-  spec.authority = "h";
-  return make_request_template(spec, "http");
-}
-
-std::string drain(ClientSession& s) {
-  std::string out;
-  for (std::string_view v = s.pending_output(); !v.empty(); v = s.pending_output()) {
-    out.append(v);
-    s.consume_output(v.size());
-  }
-  return out;
-}
-
-const std::string kOk = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi";
-const std::string kNotFound = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+using namespace http1_test;  // NOLINT: the shared test helpers
 
 TEST(Http1ClientSession, OneRequestWrittenWithoutACopyThenAnswered) {
   const RequestTemplate t = get_template();
@@ -321,8 +282,8 @@ TEST(Http1ClientSession, Http09CountsAnHttp1StatusLine) {
     EXPECT_EQ(r.events, (std::vector<Event>{{'f', 0, 0}, {'c', 0, 400}})) << step;
   }
   // Not a status line: the whole reply is the response, a 200.
-  for (const std::string& other : {std::string("HTTP/1.1 4x0 no"), std::string("HTTP/1.1"),
-                                   std::string("HTTP/2.0 400 Bad")}) {
+  for (const std::string& other :
+       {std::string("HTTP/1.1 4x0 no"), std::string("HTTP/1.1"), std::string("HTTP/2.0 400 Bad")}) {
     Http1ClientSession s(1, true);
     s.reset();
     s.submit(0, t);
@@ -346,8 +307,7 @@ TEST(Http1ClientSession, Http2FramesInsteadOfAStatusLineSayUseH2) {
   const std::string settings("\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64", 15);
   EXPECT_EQ(s.feed(settings.data(), settings.size(), r), SessionStatus::kError);
   EXPECT_EQ(s.error(), ErrorClass::kParse);
-  EXPECT_NE(std::string(s.error_reason()).find("use --h2"), std::string::npos)
-      << s.error_reason();
+  EXPECT_NE(std::string(s.error_reason()).find("use --h2"), std::string::npos) << s.error_reason();
   // Other garbage keeps the parser's own reason.
   Http1ClientSession s2;
   s2.reset();
@@ -471,157 +431,6 @@ TEST(Http1ClientSession, AnEarlyAnswerWithASkippedBodyAndNothingBehindItIsFine) 
   EXPECT_EQ(r.events.back(), (Event{'c', 0, 413}));
   EXPECT_EQ(s.in_flight(), 0u);
   EXPECT_FALSE(s.reusable());
-}
-
-RequestTemplate template_of(int http_minor, bool keep_alive,
-                            std::vector<std::pair<std::string, std::string>> headers = {},
-                            std::string body = "") {
-  RequestSpec spec;
-  spec.authority = "h";
-  spec.http_minor = http_minor;
-  spec.keep_alive = keep_alive;
-  spec.headers = std::move(headers);
-  spec.body = std::move(body);
-  if (!spec.body.empty()) spec.method = "POST";
-  return make_request_template(spec, "http");
-}
-
-TEST(RequestAsksToClose, FromTheRenderedRequest) {
-  EXPECT_FALSE(request_asks_to_close(template_of(1, true).http1));
-  EXPECT_TRUE(request_asks_to_close(template_of(1, false).http1));  // --no-keepalive
-  EXPECT_FALSE(request_asks_to_close(template_of(0, true).http1));  // --http1.0: keep-alive
-  EXPECT_TRUE(request_asks_to_close(template_of(0, false).http1));  // HTTP/1.0 default
-  EXPECT_TRUE(
-      request_asks_to_close(template_of(1, true, {{"Connection", "Keep-Alive, CLOSE"}}).http1));
-  EXPECT_TRUE(request_asks_to_close(template_of(1, true, {{"connection", "\tclose "}}).http1));
-  EXPECT_FALSE(request_asks_to_close(template_of(1, true, {{"Connection", "Upgrade"}}).http1));
-  EXPECT_FALSE(request_asks_to_close(template_of(1, true, {{"X-Connection", "close"}}).http1));
-  EXPECT_FALSE(request_asks_to_close(template_of(0, true, {{"Connection", "keep-alive"}}).http1));
-  // Only the head counts: the same words in the body mean nothing.
-  EXPECT_FALSE(request_asks_to_close(template_of(1, true, {}, "\r\nConnection: close\r\n").http1));
-  EXPECT_FALSE(request_asks_to_close(""));
-}
-
-TEST(Http1ClientSession, ARequestThatSaysCloseIsTheLastOnItsConnection) {
-  // --no-keepalive against a server that ignores "Connection: close" and answers keep-alive:
-  // the connection must still carry no other request (RFC 9112 §9.6).
-  for (int minor : {1, 0}) {
-    const RequestTemplate t = template_of(minor, false);
-    Http1ClientSession s;
-    s.reset();
-    EXPECT_EQ(s.capacity(), 1u);
-    s.submit(0, t);
-    EXPECT_EQ(s.capacity(), 0u) << minor;
-    drain(s);
-    Recorder r;
-    EXPECT_EQ(s.feed(kOk.data(), kOk.size(), r), SessionStatus::kOk);
-    EXPECT_EQ(r.events.back(), (Event{'c', 0, 200}));
-    EXPECT_FALSE(s.reusable()) << minor;
-    // A new connection takes one request again.
-    s.reset();
-    EXPECT_TRUE(s.reusable());
-    EXPECT_EQ(s.capacity(), 1u);
-    s.submit(1, t);
-    EXPECT_FALSE(s.reusable());
-  }
-}
-
-TEST(Http1ClientSession, KeepAliveRequestsStayReusableAfterAClosingTemplate) {
-  // The close decision follows the template: another one (at another address) is looked at anew.
-  const RequestTemplate closing = template_of(1, false);
-  const RequestTemplate keeping = template_of(1, true);
-  Http1ClientSession s;
-  s.reset();
-  s.submit(0, closing);
-  EXPECT_FALSE(s.reusable());
-  s.reset();
-  s.submit(0, keeping);
-  EXPECT_TRUE(s.reusable());
-  drain(s);
-  Recorder r;
-  s.feed(kOk.data(), kOk.size(), r);
-  EXPECT_TRUE(s.reusable());
-  EXPECT_EQ(s.capacity(), 1u);
-}
-
-TEST(RequestTemplate, Http2ViewDropsConnectionFieldsAndLowersNames) {
-  RequestSpec spec;
-  spec.method = "POST";
-  spec.path = "/api?q=1";
-  spec.authority = "example.com:8443";
-  spec.body = "{}";
-  spec.headers = {{"Content-Type", "application/json"},
-                  {"Connection", "keep-alive"},
-                  {"Keep-Alive", "timeout=5"},
-                  {"Transfer-Encoding", "chunked"},
-                  {"Upgrade", "h2c"},
-                  {"TE", "gzip"},
-                  {"X-Trace", "1"}};
-  const RequestTemplate t = make_request_template(spec, "https");
-  EXPECT_EQ(t.scheme, "https");
-  EXPECT_EQ(t.authority, "example.com:8443");
-  EXPECT_EQ(t.path, "/api?q=1");
-  EXPECT_EQ(t.body, "{}");
-  using Fields = std::vector<std::pair<std::string, std::string>>;
-  // In the order of the rendered request: the defaults first.
-  EXPECT_EQ(t.h2_fields, (Fields{{"user-agent", "hail/" HAIL_TEST_VERSION},
-                                 {"accept", "*/*"},
-                                 {"content-type", "application/json"},
-                                 {"x-trace", "1"},
-                                 {"content-length", "2"}}));
-  EXPECT_NE(t.http1.find("Content-Type: application/json\r\n"), std::string::npos);
-}
-
-TEST(RequestTemplate, HostHeaderBecomesTheAuthorityAndTeTrailersStays) {
-  RequestSpec spec;
-  spec.method = "HEAD";
-  spec.authority = "127.0.0.1:80";
-  spec.headers = {{"Host", "virtual.test"}, {"te", "trailers"}, {"Accept", "text/html"}};
-  const RequestTemplate t = make_request_template(spec, "http");
-  EXPECT_EQ(t.authority, "virtual.test");
-  EXPECT_TRUE(t.head);
-  using Fields = std::vector<std::pair<std::string, std::string>>;
-  // The user's Accept takes the default's place, as in the rendered request.
-  EXPECT_EQ(t.h2_fields, (Fields{{"user-agent", "hail/" HAIL_TEST_VERSION},
-                                 {"accept", "text/html"},
-                                 {"te", "trailers"}}));
-}
-
-TEST(RequestTemplate, CloseAfterIsDecidedWhenTheTemplateIsBuilt) {
-  EXPECT_FALSE(template_of(1, true).close_after);
-  EXPECT_TRUE(template_of(1, false).close_after);
-  EXPECT_FALSE(template_of(0, true).close_after);
-  EXPECT_TRUE(template_of(0, false).close_after);
-  EXPECT_TRUE(template_of(1, true, {{"Connection", "close"}}).close_after);
-  RequestSpec spec;
-  spec.keep_alive = false;
-  EXPECT_FALSE(make_request_template(spec, "http", true).close_after);  // "GET /\r\n"
-}
-
-TEST(Http1ClientSession, TheCloseDecisionIsTheTemplatesFlag) {
-  // The session reads close_after and no longer scans the bytes: a flag set on keep-alive bytes
-  // still ends reuse, and a cleared one on closing bytes does not.
-  RequestTemplate flagged = template_of(1, true);
-  flagged.close_after = true;
-  RequestTemplate unflagged = template_of(1, false);
-  unflagged.close_after = false;
-  Http1ClientSession s(2);
-  s.reset();
-  s.submit(0, unflagged);
-  EXPECT_TRUE(s.reusable());
-  EXPECT_EQ(s.capacity(), 1u);
-  s.submit(1, flagged);
-  EXPECT_FALSE(s.reusable());
-  EXPECT_EQ(s.capacity(), 0u);
-}
-
-TEST(RequestAsksToClose, BareLineFeedsAndLeadingEmptyLines) {
-  EXPECT_TRUE(request_asks_to_close("GET / HTTP/1.1\nConnection: close\n\n"));
-  EXPECT_TRUE(request_asks_to_close("\r\n\nGET / HTTP/1.1\r\nConnection: close\r\n\r\n"));
-  EXPECT_TRUE(request_asks_to_close("\r\nGET / HTTP/1.0\r\n\r\n"));
-  EXPECT_FALSE(request_asks_to_close("\nGET / HTTP/1.0\nConnection: keep-alive\n\n"));
-  EXPECT_FALSE(request_asks_to_close("GET / HTTP/1.1\n\nConnection: close\n"));  // body
-  EXPECT_FALSE(request_asks_to_close("\r\n\r\n"));
 }
 
 }  // namespace
