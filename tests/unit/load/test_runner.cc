@@ -373,7 +373,9 @@ TEST_F(RunnerTest, ThinkTimePausesEachConnection) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->counters.completed, 11u);
   EXPECT_GE(r->duration_ns, 10 * 30 * kNsPerMs);  // ten pauses between eleven requests
-  EXPECT_LT(r->latency.value_at_percentile(100), 30 * kNsPerMs);  // the pause is not latency
+  // The pause is not latency: were it counted, ten of the eleven requests would take 30 ms or more.
+  // The median, not the maximum: under TSan on a loaded CI machine one request took 46 ms.
+  EXPECT_LT(r->latency.value_at_percentile(50), 30 * kNsPerMs);
   expect_accounting(r.value());
 }
 
