@@ -23,6 +23,20 @@ class RunnerTest : public test::InProcessServerTest {
     EXPECT_EQ(c.attempted, c.completed + c.request_errors() + c.in_flight);
     EXPECT_TRUE(r.accounting_holds());
   }
+
+  // Runs a rate test, again (3 runs in all at most) while the result shows that the machine
+  // starved the generator: a request sent over 5 ms after it was planned, or more than two left
+  // waiting for a connection. TSan on a loaded 2-core CI machine does that (a run lost 31 of 1000
+  // sends); a run that was on time and still wrong fails. *served_before: the server's request
+  // count before the run returned.
+  Result<RunResult> run_on_time(const RunOptions& o, uint64_t* served_before) {
+    for (int attempt = 1;; ++attempt) {
+      *served_before = server_->stats().requests;
+      auto r = run_load(o, nullptr);
+      const bool late = r.ok() && (r->lag.max() > 5 * kNsPerMs || r->backlog > 2);
+      if (!late || attempt == 3) return r;
+    }
+  }
 };
 
 // "One worker per core" counts the CPUs hail may run on: under `taskset -c 0`, one.
@@ -268,7 +282,8 @@ TEST_F(RunnerTest, RateModeHoldsTheRateForADuration) {
   o.rate_per_s = 1000;
   o.duration_ns = kNsPerSec;
   o.arrival = Arrival::kFixed;
-  auto r = run_load(o, nullptr);
+  uint64_t served_before = 0;
+  auto r = run_on_time(o, &served_before);
   ASSERT_TRUE(r.ok());
   // 1000 planned in [0, 1 s): within 1%, allowing the few still in flight at the end.
   uint64_t sent = r->counters.attempted;
@@ -412,14 +427,15 @@ TEST_F(RunnerTest, RateLadderWithWarmupHoldsTheFirstLevelFirst) {
   o.ladder = true;
   o.duration_ns = 800 * kNsPerMs;
   o.interval_ns = 200 * kNsPerMs;
-  auto r = run_load(o, nullptr);
+  uint64_t served_before = 0;
+  auto r = run_on_time(o, &served_before);
   ASSERT_TRUE(r.ok());
   // Warm-up: 100 requests at 500/s, not counted; then exactly 200 + 400 planned, and sent but
   // for those still waiting for a connection at the end (a stalled machine: every connection
   // busy when the last one was due), which the result reports as the backlog.
   EXPECT_EQ(r->counters.attempted + r->backlog, 600u);
   EXPECT_LE(r->backlog, 2u);
-  EXPECT_EQ(server_->stats().requests, 100u + r->counters.attempted);
+  EXPECT_EQ(server_->stats().requests - served_before, 100u + r->counters.attempted);
   // The last ones (planned 1 ms apart up to the end) may still be in flight when the run stops on
   // a busy machine (ASan): they are reported as such, not completed (at most one per connection).
   const uint64_t completed = r->counters.completed;
