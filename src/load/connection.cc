@@ -66,6 +66,10 @@ void Connection::connect_now() {
   if (addr.family() != AF_UNIX) {
     int one = 1;
     setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    // On a connecting socket TCP_DEFER_ACCEPT holds the handshake's last ACK for our first bytes,
+    // sent as soon as it is writable (tcp_rcv_synsent_state_process): one segment fewer for the
+    // server per connection (9 instead of 10 for a request on a new connection).
+    setsockopt(fd_, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one, sizeof one);
   }
   int rc = connect(fd_, reinterpret_cast<const sockaddr*>(&addr.storage), addr.len);
   if (rc != 0 && errno != EINPROGRESS) {
@@ -308,6 +312,9 @@ bool Connection::flush_write() {
 
 void Connection::on_io(uint32_t events) {
   if (finished()) return;
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+    transport_->readable_edge((events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
+  }
   switch (state_) {
     case State::kConnecting: {
       if (events & (EPOLLERR | EPOLLHUP)) {
