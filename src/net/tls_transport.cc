@@ -61,6 +61,11 @@ class TlsTransport final : public Transport {
   IoResult read(char* buf, size_t len) override;
   IoResult write(const char* data, size_t len) override;
   bool want_write() const override { return want_write_; }
+  void readable_edge(bool closed) override {
+    edge_reports_ = true;
+    drained_ = false;
+    peer_closed_ = peer_closed_ || closed;
+  }
   size_t buffered() const override {
     // With read-ahead, whole records may wait undecrypted: SSL_has_pending sees those too.
     if (ssl_ == nullptr) return 0;
@@ -86,6 +91,10 @@ class TlsTransport final : public Transport {
   // HTTP/2 connections' info callback (alerts and handshake steps only, never per record): notes
   // the no_renegotiation alert OpenSSL sends when it refuses a server's renegotiation.
   static void on_info(const SSL* ssl, int where, int ret);
+  // The socket BIO's read callback: notes a read that returned less than asked (the socket was
+  // drained then; a later arrival raises a new edge).
+  static long on_bio(BIO* bio, int oper, const char* argp, size_t len, int argi, long argl, int ret,
+                     size_t* processed);
   void free_ssl();
   void on_handshake_done();
   // Maps a failed SSL call (ret, the errno right after it) to an IoResult; clears the error queue.
@@ -103,6 +112,11 @@ class TlsTransport final : public Transport {
   bool want_write_ = false;
   bool resumed_ = false;
   bool renegotiation_refused_ = false;  // HTTP/2: the server asked to renegotiate (RFC 9113 §9.2.1)
+  // Skipping the would-block read: the owner reports edges (readable_edge), the last socket read
+  // since the last edge was short, and the peer has not closed (its EOF must still be read).
+  bool edge_reports_ = false;
+  bool drained_ = false;
+  bool peer_closed_ = false;
 };
 
 void TlsTransport::free_ssl() {
@@ -139,12 +153,25 @@ void TlsTransport::attach(int fd) {
     SSL_set_accept_state(ssl_);
     return;
   }
+  drained_ = false;
+  peer_closed_ = false;
+  BIO* rbio = SSL_get_rbio(ssl_);
+  BIO_set_callback_ex(rbio, &TlsTransport::on_bio);
+  BIO_set_callback_arg(rbio, reinterpret_cast<char*>(this));
   SSL_set_connect_state(ssl_);
   if (!shared_->sni.empty()) SSL_set_tlsext_host_name(ssl_, shared_->sni.c_str());
   if (shared_->resume && session_ != nullptr && SSL_SESSION_is_resumable(session_) == 1) {
     SSL_set_session(ssl_, session_);
   }
   ERR_clear_error();
+}
+
+long TlsTransport::on_bio(BIO* bio, int oper, const char* /*argp*/, size_t len, int /*argi*/,
+                          long /*argl*/, int ret, size_t* processed) {
+  if (oper != (BIO_CB_READ | BIO_CB_RETURN)) return oper & BIO_CB_RETURN ? ret : 1;
+  auto* transport = reinterpret_cast<TlsTransport*>(BIO_get_callback_arg(bio));
+  if (ret > 0 && processed != nullptr && *processed < len) transport->drained_ = true;
+  return ret;
 }
 
 int TlsTransport::on_new_session(SSL* ssl, SSL_SESSION* session) {
@@ -209,6 +236,11 @@ IoResult TlsTransport::read(char* buf, size_t len) {
     if (r.status != IoStatus::kOk) return r;
   }
   if (len == 0) return IoResult{};
+  if (drained_ && edge_reports_ && !peer_closed_ && SSL_has_pending(ssl_) == 0) {
+    // Nothing decrypted or received waits, and the socket was drained since its last edge.
+    want_write_ = false;
+    return IoResult{IoStatus::kWouldBlock, 0, nullptr};
+  }
   // No ERR_clear_error() first (it costs ~500 instructions per call): every failed call below ends
   // in fail(), which empties the thread's queue, and nothing else on a worker uses OpenSSL.
   errno = 0;

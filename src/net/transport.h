@@ -53,6 +53,10 @@ class Transport {
   virtual size_t buffered() const { return 0; }
   // Half-closes the write side once everything written so far is on its way (plain streams).
   virtual void shutdown_write() {}
+  // The socket reported new bytes or a close (closed: the event said the peer closed). A caller
+  // that reports every such event lets TLS end a read loop without the read that would only say
+  // would-block: once a socket read returned less than asked, nothing more can arrive unseen.
+  virtual void readable_edge(bool /*closed*/) {}
 
   // Plain TCP only: drops up to len received bytes in the kernel without copying them (recv with
   // MSG_TRUNC). Transports that cannot return false from can_discard() and are never asked.

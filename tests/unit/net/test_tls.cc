@@ -19,83 +19,16 @@
 namespace hail {
 namespace {
 
+using tls_test::connect;
+using tls_test::kMaxRounds;
+using tls_test::make_client;
+using tls_test::make_server;
+using tls_test::Outcome;
+using tls_test::pump_handshake;
+using tls_test::SocketPair;
+using tls_test::succeeded;
 using tls_test::TempFile;
 using tls_test::test_pair;
-
-// OpenSSL writes to sockets with write(): a closed peer must be EPIPE, not a fatal signal (the
-// CLI ignores SIGPIPE the same way).
-const bool kSigpipeIgnored = [] {
-  std::signal(SIGPIPE, SIG_IGN);
-  return true;
-}();
-
-constexpr int kMaxRounds = 1000;  // a stuck exchange fails the test instead of hanging it
-
-struct SocketPair {
-  SocketPair() {
-    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
-  }
-  ~SocketPair() {
-    close_end(0);
-    close_end(1);
-  }
-  SocketPair(const SocketPair&) = delete;
-  SocketPair& operator=(const SocketPair&) = delete;
-  void close_end(int i) {
-    if (fds[i] >= 0) ::close(fds[i]);
-    fds[i] = -1;
-  }
-  int fds[2] = {-1, -1};
-};
-
-std::unique_ptr<TlsServerContext> make_server(TlsServerConfig config = {}) {
-  config.cert_pem = test_pair().cert_pem;
-  config.key_pem = test_pair().key_pem;
-  auto server = TlsServerContext::create(config);
-  if (!server) {
-    ADD_FAILURE() << server.error().message;
-    return nullptr;
-  }
-  return std::move(server.value());
-}
-
-std::unique_ptr<TlsClientContext> make_client(const TlsClientConfig& config = {}) {
-  auto client = TlsClientContext::create(config);
-  if (!client) {
-    ADD_FAILURE() << client.error().message;
-    return nullptr;
-  }
-  return std::move(client.value());
-}
-
-struct Outcome {
-  IoResult client{IoStatus::kWouldBlock, 0, nullptr};
-  IoResult server{IoStatus::kWouldBlock, 0, nullptr};
-};
-
-// Drives both handshakes in turn until neither would block any more.
-Outcome pump_handshake(Transport& client, Transport& server) {
-  Outcome outcome;
-  for (int round = 0; round < kMaxRounds; ++round) {
-    if (outcome.client.status == IoStatus::kWouldBlock) outcome.client = client.handshake();
-    if (outcome.server.status == IoStatus::kWouldBlock) outcome.server = server.handshake();
-    if (outcome.client.status != IoStatus::kWouldBlock &&
-        outcome.server.status != IoStatus::kWouldBlock) {
-      break;
-    }
-  }
-  return outcome;
-}
-
-Outcome connect(Transport& client, Transport& server, SocketPair& sockets) {
-  client.attach(sockets.fds[0]);
-  server.attach(sockets.fds[1]);
-  return pump_handshake(client, server);
-}
-
-bool succeeded(const Outcome& outcome) {
-  return outcome.client.status == IoStatus::kOk && outcome.server.status == IoStatus::kOk;
-}
 
 struct TransferStats {
   size_t writes = 0;          // write() calls that moved bytes

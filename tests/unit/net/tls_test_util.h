@@ -1,12 +1,16 @@
-// Helpers shared by the TLS tests: the self-signed certificate and key they all use, and a
-// temporary file removed when done. Test code only; one thread.
+// Helpers shared by the TLS tests: the self-signed certificate and key they all use, a temporary
+// file removed when done, non-blocking socket pairs and contexts, and handshakes pumped in turn by
+// the one test thread. Test code only; one thread.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "net/tls.h"
@@ -37,5 +41,80 @@ struct TempFile {
   ~TempFile() { std::remove(path.c_str()); }
   std::string path;
 };
+
+// OpenSSL writes to sockets with write(): a closed peer must be EPIPE, not a fatal signal (the
+// CLI ignores SIGPIPE the same way).
+inline const bool kSigpipeIgnored = [] {
+  std::signal(SIGPIPE, SIG_IGN);
+  return true;
+}();
+
+inline constexpr int kMaxRounds = 1000;  // a stuck exchange fails the test instead of hanging it
+
+struct SocketPair {
+  SocketPair() {
+    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
+  }
+  ~SocketPair() {
+    close_end(0);
+    close_end(1);
+  }
+  SocketPair(const SocketPair&) = delete;
+  SocketPair& operator=(const SocketPair&) = delete;
+  void close_end(int i) {
+    if (fds[i] >= 0) ::close(fds[i]);
+    fds[i] = -1;
+  }
+  int fds[2] = {-1, -1};
+};
+
+inline std::unique_ptr<TlsServerContext> make_server(TlsServerConfig config = {}) {
+  config.cert_pem = test_pair().cert_pem;
+  config.key_pem = test_pair().key_pem;
+  auto server = TlsServerContext::create(config);
+  if (!server) {
+    ADD_FAILURE() << server.error().message;
+    return nullptr;
+  }
+  return std::move(server.value());
+}
+
+inline std::unique_ptr<TlsClientContext> make_client(const TlsClientConfig& config = {}) {
+  auto client = TlsClientContext::create(config);
+  if (!client) {
+    ADD_FAILURE() << client.error().message;
+    return nullptr;
+  }
+  return std::move(client.value());
+}
+
+struct Outcome {
+  IoResult client{IoStatus::kWouldBlock, 0, nullptr};
+  IoResult server{IoStatus::kWouldBlock, 0, nullptr};
+};
+
+// Drives both handshakes in turn until neither would block any more.
+inline Outcome pump_handshake(Transport& client, Transport& server) {
+  Outcome outcome;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    if (outcome.client.status == IoStatus::kWouldBlock) outcome.client = client.handshake();
+    if (outcome.server.status == IoStatus::kWouldBlock) outcome.server = server.handshake();
+    if (outcome.client.status != IoStatus::kWouldBlock &&
+        outcome.server.status != IoStatus::kWouldBlock) {
+      break;
+    }
+  }
+  return outcome;
+}
+
+inline Outcome connect(Transport& client, Transport& server, SocketPair& sockets) {
+  client.attach(sockets.fds[0]);
+  server.attach(sockets.fds[1]);
+  return pump_handshake(client, server);
+}
+
+inline bool succeeded(const Outcome& outcome) {
+  return outcome.client.status == IoStatus::kOk && outcome.server.status == IoStatus::kOk;
+}
 
 }  // namespace hail::tls_test
