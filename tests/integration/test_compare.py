@@ -99,9 +99,18 @@ class CompareTest(unittest.TestCase):
             self.assertGreater(p50["ci_low"], 0.05, p50)
             self.assertLess(p50["ci_high"], 0.2, p50)
             self.assertTrue(run.json["comparison"]["regressed"])
-            # And the other way round: improved, exit 0.
-            back = self.compare("--force", self.slow[i], self.fast[i], expect=0)
-            self.assertEqual(verdicts(back)["p50"], "improved", back.stdout)
+            # And the other way round: improved. Exit 0 unless the faster server's run was the
+            # more disturbed one: its scheduler lag (the generator's own health, not the server's)
+            # or an extreme may then be called regressed, as in the identical-setups test (CI saw
+            # lag.p90 and lag.mean regressed, lag p99 2.7 ms, with the base binary too).
+            back = self.compare("--force", self.slow[i], self.fast[i])
+            self.assertIn(back.code, (0, 3), describe(back))
+            back_verdicts = verdicts(back)
+            self.assertEqual(back_verdicts["p50"], "improved", back.stdout)
+            self.assertEqual(back_verdicts["mean"], "improved", back.stdout)
+            regressed = sorted(n for n, v in back_verdicts.items() if v == "regressed")
+            self.assertEqual(back.code == 3, bool(regressed), regressed)
+            self.assertFalse(set(regressed) & set(STEADY), regressed)
 
     def test_repeated_runs(self):
         run = self.compare("--force", "--base", *self.fast, "--candidate", *self.slow, expect=3)
