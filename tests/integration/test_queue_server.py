@@ -34,6 +34,8 @@ class Timing:
     def __init__(self, context):
         self.context = context
         self.missed = []
+        # Set when the machine, not the code under test, made the attempt unfit to measure.
+        self.unfit = None
 
     def check(self, ok, what):
         if not ok:
@@ -42,14 +44,21 @@ class Timing:
 
 def until_on_time(test, attempt, tries=3):
     """Runs attempt() (which asserts its hard bounds and returns a Timing) up to `tries` times;
-    passes on the first attempt whose timing bounds all hold, fails if none does."""
+    passes on the first attempt whose timing bounds all hold, fails if none does. If every attempt
+    that missed was also marked unfit (the machine stalled the client, which the bounds cannot
+    tell from a wrong server), the test is skipped with the evidence instead of passing."""
     report = []
+    unfit = True
     for i in range(tries):
         timing = attempt()
         if not timing.missed:
             return
-        report.append("attempt %d missed: %s\n  %s" % (i + 1, "; ".join(timing.missed),
-                                                        timing.context))
+        unfit = unfit and timing.unfit is not None
+        report.append("attempt %d missed: %s%s\n  %s"
+                      % (i + 1, "; ".join(timing.missed),
+                         " (unfit: %s)" % timing.unfit if timing.unfit else "", timing.context))
+    if unfit:
+        test.skipTest("no attempt of %d could be measured:\n%s" % (tries, "\n".join(report)))
     test.fail("timing bounds missed in all %d attempts (a slow server, or a machine too loaded "
               "to measure):\n%s" % (tries, "\n".join(report)))
 
@@ -158,22 +167,24 @@ class PoissonTest(unittest.TestCase):
                         "send lag p50 %s us p99 %s us (late sends bunch the arrivals)"
                         % (lam, mu, rho, mean_us, lag.get("p50"), lag.get("p99")))
         timing.check(0.4 < rho < 0.6, "rho %.3f not in (0.4, 0.6)" % rho)
-        # Poisson arrivals only if hail sent on time: a client stalled for tens of ms sends its
-        # backlog in a burst, a real queue the theory does not describe.
-        timing.check(lag.get("p99", 1e9) < 2000, "hail sent late (lag p99 %s us): arrivals "
-                     "were not Poisson" % lag.get("p99"))
-        if not timing.missed:
-            p50 = math.log(2) * mean_us
-            p99 = math.log(100) * mean_us
-            for name, got, want, low, high in (
-                    ("mean", stats["sojourn_mean_us"], mean_us, 0.65, 1.35),
-                    ("p50", stats["sojourn_p50_us"], p50, 0.65, 1.35),
-                    ("p99", stats["sojourn_p99_us"], p99, 0.5, 2.7)):
-                timing.check(low * want <= got <= high * want,
-                             "sojourn %s %.0f us not within [%.2f, %.2f] x %.0f us"
-                             % (name, got, low, high, want))
-            timing.check(abs(stats["wait_fraction"] - rho) <= 0.12,
-                         "wait fraction %.3f not within 0.12 of rho" % stats["wait_fraction"])
+        p50 = math.log(2) * mean_us
+        p99 = math.log(100) * mean_us
+        for name, got, want, low, high in (
+                ("mean", stats["sojourn_mean_us"], mean_us, 0.65, 1.35),
+                ("p50", stats["sojourn_p50_us"], p50, 0.65, 1.35),
+                ("p99", stats["sojourn_p99_us"], p99, 0.5, 2.7)):
+            timing.check(low * want <= got <= high * want,
+                         "sojourn %s %.0f us not within [%.2f, %.2f] x %.0f us"
+                         % (name, got, low, high, want))
+        timing.check(abs(stats["wait_fraction"] - rho) <= 0.12,
+                     "wait fraction %.3f not within 0.12 of rho" % stats["wait_fraction"])
+        # Poisson arrivals only if hail sent on time: a client stalled for milliseconds sends its
+        # backlog in a burst, a real queue the theory does not describe. A stall shows in the tail
+        # of the send lag only; a hail late as a rule (median lag) is a defect, never unfit.
+        lag_p50, lag_p99 = lag.get("p50", 1e9), lag.get("p99", 1e9)
+        if lag_p99 >= 2000 and lag_p50 < 500:
+            timing.unfit = "hail sent late (lag p99 %s us, p50 %s us): arrivals were not " \
+                           "Poisson" % (lag_p99, lag_p50)
         return timing
 
 
