@@ -336,6 +336,15 @@ def tool_command(tool, sc, url, hail, conns=None, dur=None, json_path=None, hail
     raise ValueError(tool)
 
 
+def counted_command(tool, sc, url, hail, count):
+    """argv of a run of exactly `count` requests over TLS (callgrind): hail or h2load, 50 connections."""
+    if tool == "h2load":
+        return ["h2load", "-t1", "-c50"] + (["-m%d" % sc.streams] if sc.proto == "h2tls" else ["--h1"]) + [
+            "-n%d" % count, url]
+    extra = ["--streams", str(sc.streams)] if sc.proto == "h2tls" else ["--h1"]
+    return [hail, "-t1", "-c50"] + extra + ["-n", str(count), "-q", url]
+
+
 def parse_tool_output(tool, text):
     """Best-effort parse of what the tool itself claims (cross-checks only)."""
     if tool in FRONTENDS:  # same output as the tool it stands in for
@@ -799,27 +808,36 @@ class Harness:
     # ---- callgrind: user-space instructions per request
     def callgrind(self, tools):
         a = self.args
-        sc = Scenario("callgrind", "1k", "ka", 50, 0)
-        url = "http://127.0.0.1:%d%s" % (self.nginx.port, sc.path)
-        durs = (a.callgrind_short, a.callgrind_long)
-        log("# callgrind: %s, %d connections, %d s and %d s runs" % (sc.path, sc.conns, durs[0], durs[1]))
+        sc = self.callgrind_scenario
+        url = "%s://127.0.0.1:%d%s" % ("https" if sc.tls else "http", self.nginx.port_for(sc.proto), sc.path)
+        # TLS: fixed request counts, not durations (handshakes under valgrind take seconds, and a run
+        # h2load's -D ends is killed before callgrind writes its totals). Both tools have -n.
+        counted = sc.tls
+        durs = (5000, 25000) if counted else (a.callgrind_short, a.callgrind_long)
+        log("# callgrind: %s, %s, %d connections, %s and %s runs" % (
+            sc.name, sc.path, sc.conns, *("%d %s" % (d, "requests" if counted else "s") for d in durs)))
         for tool in tools:
+            if sc.tls and tool not in ("h2load",) + HAIL_TOOLS:
+                continue  # wrk and ab speak no TLS here
             res = {}
             for d in durs:
-                argv, stop_after = tool_command(tool, sc, url, a.hail, conns=50, dur=d, hail_base=a.hail_base)
-                out = self.workdir / "logs" / ("callgrind_%s_%ds.out" % (tool, d))
-                logfile = self.workdir / "logs" / ("callgrind_%s_%ds.log" % (tool, d))
+                if counted:
+                    argv, stop_after = counted_command(tool, sc, url, a.hail if tool == "hail" else a.hail_base, d), None
+                else:
+                    argv, stop_after = tool_command(tool, sc, url, a.hail, conns=50, dur=d, hail_base=a.hail_base)
+                out = self.workdir / "logs" / ("callgrind_%s_%d.out" % (tool, d))
+                logfile = self.workdir / "logs" / ("callgrind_%s_%d.log" % (tool, d))
                 pinned = ["taskset", "-c", str(a.client_cpu), "valgrind", "--tool=callgrind",
                           "--callgrind-out-file=%s" % out, "--dump-instr=no", "--dump-line=no"] + argv
                 self.wait_quiet()
                 _, req0, _ = self.nginx.stub()
-                code, wall, ru = self.run_process(pinned, logfile, d * 3 + 45, stop_after)
+                code, wall, ru = self.run_process(pinned, logfile, (d // 100 if counted else d * 3) + 45, stop_after)
                 _, req1, _ = self.nginx.stub()
                 reqs = req1 - req0 - 1
                 instr = read_callgrind_total(out, logfile)
                 res[d] = (reqs, instr, code)
-                log("#   %-9s %d s under callgrind: %d requests, %s instructions, exit %d" % (
-                    tool, d, reqs, instr if instr is not None else "?", code))
+                log("#   %-9s %d %s under callgrind: %d requests, %s instructions, exit %d" % (
+                    tool, d, "requests" if counted else "s", reqs, instr if instr is not None else "?", code))
                 if not a.keep:
                     try:
                         out.unlink()
@@ -997,12 +1015,16 @@ class Harness:
                     median_range(steady_r, "%.2f"), "met" if met else "not met"))
         if self.callgrind_rows:
             print()
-            print("## callgrind: user-space instructions per request (GET /1k.bin, keep-alive, 50 connections, "
-                  "-t1; difference between a %d s and a %d s run)" % (a.callgrind_short, a.callgrind_long))
+            sc = self.callgrind_scenario
+            bt = BASE_TOOL[sc.proto]
+            print("## callgrind: user-space instructions per request (%s, -t1; difference between %s)" % (
+                sc.describe(FILES[sc.key][1] or len(INDEX_HTML)).rsplit(", ", 1)[0],
+                "a run of 5000 and one of 25000 requests" if sc.tls else
+                "a %d s and a %d s run" % (a.callgrind_short, a.callgrind_long)))
             print()
-            print("| tool | requests (short / long) | instructions, M (short / long) | instructions/request | ÷ wrk |")
+            print("| tool | requests (short / long) | instructions, M (short / long) | instructions/request | ÷ %s |" % bt)
             print("|---|---:|---:|---:|---:|")
-            base = next((r["ipr"] for r in self.callgrind_rows if r["tool"] == "wrk"), None)
+            base = next((r["ipr"] for r in self.callgrind_rows if r["tool"] == bt), None)
 
             def mi(x):
                 return "?" if x is None else "%.1f" % (x / 1e6)
@@ -1095,6 +1117,9 @@ def main():
     p.add_argument("--tls-suite", default=DEFAULT_TLS_SUITE,
                    help="the one TLS 1.3 cipher suite nginx allows in TLS scenarios (same for every tool)")
     p.add_argument("--callgrind", action="store_true", help="also measure instructions/request under valgrind")
+    p.add_argument("--callgrind-scenario", default="1k:ka", metavar="SCENARIO",
+                   help="the one scenario --callgrind measures, with 50 connections (default 1k:ka; "
+                        "h2tls:1k for HTTP/2 over TLS, against h2load)")
     p.add_argument("--callgrind-short", type=int, default=2, help=argparse.SUPPRESS)
     p.add_argument("--callgrind-long", type=int, default=4, help=argparse.SUPPRESS)
     p.add_argument("--keep", action="store_true", help="keep the temp dir (runs.csv, per-run logs)")
@@ -1159,7 +1184,10 @@ def main():
     scenarios = parse_scenarios(a.scenarios, a.conns, a.duration, a.h2_streams)
     if not scenarios and not a.callgrind:
         die("nothing to do (no scenario and no --callgrind)")
-    use_tls = any(sc.tls for sc in scenarios)
+    callgrind_scenarios = parse_scenarios(a.callgrind_scenario, 50, 0, a.h2_streams)
+    if len(callgrind_scenarios) != 1 or callgrind_scenarios[0].script:
+        die("--callgrind-scenario: one scenario without a script, such as 1k:ka or h2tls:1k")
+    use_tls = any(sc.tls for sc in scenarios) or (a.callgrind and callgrind_scenarios[0].tls)
     if use_tls and not shutil.which("openssl"):
         die("TLS scenarios need the openssl command (a self-signed certificate is made at start)")
     if use_tls and "h2load" not in avail:
@@ -1179,6 +1207,7 @@ def main():
 
     h = Harness(a)
     h.scenario_by_name = {sc.name: sc for sc in scenarios}
+    h.callgrind_scenario = callgrind_scenarios[0]
     if a.client_quota:
         try:
             h.quota = ClientQuota(a.client_quota)

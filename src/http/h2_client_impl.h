@@ -6,11 +6,14 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "http/block_cache.h"
 #include "http/h2_client_session.h"
 #include "http/response_parser.h"
 
@@ -34,6 +37,7 @@ struct H2ClientSession::Impl {
     int status = 0;          // final status, 0 until it arrives
     uint32_t interim = 0;    // 1xx responses before it
     bool active = false;
+    bool uploads = false;  // the request has a body (DATA frames after its HEADERS)
     bool first_byte = false;
     bool peer_reset = false;       // the server sent RST_STREAM
     bool deferred = false;         // closed while no listener was at hand: `reason` waits
@@ -56,8 +60,9 @@ struct H2ClientSession::Impl {
     }
   };
 
-  explicit Impl(const H2Settings& s)
-      : max_streams(std::max(s.max_streams, 1u)),
+  Impl(const H2Settings& s, std::shared_ptr<BlockCache> cache)
+      : blocks(cache ? std::move(cache) : std::make_shared<BlockCache>()),
+        max_streams(std::max(s.max_streams, 1u)),
         window_bytes(
             static_cast<uint32_t>((uint64_t{1} << std::clamp(s.window_bits, 1u, 31u)) - 1)) {
     nghttp2_session_callbacks_new(&callbacks);
@@ -68,6 +73,7 @@ struct H2ClientSession::Impl {
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &Impl::on_stream_close);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &Impl::on_data_chunk);
     entries.resize(max_streams);
+    by_id.resize(std::bit_ceil(std::max<size_t>(2 * size_t{max_streams}, 16)));
     free_entries.reserve(max_streams);
     deferred_entries.reserve(max_streams);
     nv.reserve(32);
@@ -89,14 +95,21 @@ struct H2ClientSession::Impl {
   uint32_t stream_limit() const;
   bool ids_exhausted() const { return nghttp2_session_get_next_stream_id(session) > INT32_MAX; }
 
-  // The entry of a stream, or nullptr (not ours any more, or the session failed).
+  // The entry of a stream, or nullptr (not ours any more, or the session failed). An entry holds
+  // one stream at a time, so an entry whose stream_id matches is the stream's: by_id answers
+  // without nghttp2's map, which is asked only when a later stream took the by_id slot.
   Entry* find(int32_t stream_id) {
     if (dead) return nullptr;
-    const auto index =
-        reinterpret_cast<uintptr_t>(nghttp2_session_get_stream_user_data(session, stream_id));
-    if (index == 0 || index > entries.size()) return nullptr;
+    uintptr_t index = by_id[by_id_slot(stream_id)];
+    if (index == 0 || index > entries.size() || entries[index - 1].stream_id != stream_id) {
+      index = reinterpret_cast<uintptr_t>(nghttp2_session_get_stream_user_data(session, stream_id));
+      if (index == 0 || index > entries.size()) return nullptr;
+    }
     Entry& e = entries[index - 1];
     return e.active && !e.deferred && e.stream_id == stream_id ? &e : nullptr;
+  }
+  size_t by_id_slot(int32_t stream_id) const {
+    return (static_cast<uint32_t>(stream_id) >> 1) & (by_id.size() - 1);
   }
   uint32_t index_of(const Entry& e) const { return static_cast<uint32_t>(&e - entries.data()); }
   void release(Entry& e) {
@@ -107,10 +120,12 @@ struct H2ClientSession::Impl {
   }
   // Unhooks a stream nghttp2 still knows, so that nothing of it reaches us any more.
   void detach(Entry& e) { nghttp2_session_set_stream_user_data(session, e.stream_id, nullptr); }
-  // The response ended while nghttp2 still knows the stream: unhook it, and reset it if our side
-  // is still sending (an early answer to an upload).
+  // The response ended while nghttp2 still knows the stream: reset it if our side is still
+  // sending (an early answer to an upload). No need to unhook it: once released, the entry no
+  // longer matches the stream (find). A request without a body ended our side with its HEADERS,
+  // before any response could come.
   void end_stream(Entry& e, uint32_t error_code) {
-    detach(e);
+    if (!e.uploads) return;
     if (nghttp2_session_get_stream_local_close(session, e.stream_id) == 0) {
       nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, e.stream_id, error_code);
     }
@@ -141,6 +156,9 @@ struct H2ClientSession::Impl {
   static ssize_t read_body(nghttp2_session* s, int32_t stream_id, uint8_t* buf, size_t length,
                            uint32_t* data_flags, nghttp2_data_source* source, void* user);
 
+  // nghttp2's allocations go through this (nghttp2_mem): what one response frees, the next reuses.
+  // Declared first, so that it outlives everything nghttp2 allocated.
+  std::shared_ptr<BlockCache> blocks;
   const uint32_t max_streams;
   const uint32_t window_bytes;
   nghttp2_session_callbacks* callbacks = nullptr;
@@ -148,6 +166,9 @@ struct H2ClientSession::Impl {
   SessionListener* listener = nullptr;  // set while feed() / on_eof() run
   bool in_nghttp2 = false;              // inside mem_recv / mem_send (no re-entry)
   std::vector<Entry> entries;
+  // Entry index + 1 by stream (by_id_slot); a power of two at least twice max_streams, so that
+  // the streams in flight rarely share a slot.
+  std::vector<uint32_t> by_id;
   std::vector<uint32_t> free_entries;
   std::vector<uint32_t> deferred_entries;
   std::vector<nghttp2_nv> nv;

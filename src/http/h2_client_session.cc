@@ -3,8 +3,9 @@
 // stream_user_data, which holds the index + 1 of an entry in a table sized at --streams.
 //
 // Allocation: nghttp2 allocates per stream internally (its stream object, the outbound HEADERS
-// item, the copied nghttp2_nv array, HPACK entries); that is not ours to avoid. This file allocates
-// nothing per request in steady state: the entry table, its free list, the header-field array and
+// item, the copied nghttp2_nv array, HPACK entries), through nghttp2_mem from the session's
+// BlockCache, which reuses what the last responses freed. This file allocates nothing per request
+// in steady state either: the entry table, its free list, the header-field array and
 // the output buffer keep their capacity across requests (capture mode copies each response's
 // fields, whose strings are new; its body buffers are reused).
 #include "http/h2_client_session.h"
@@ -36,6 +37,19 @@ nghttp2_nv make_nv(const char* name, size_t name_len, const std::string& value) 
                     value.size(), NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
 }
 
+void* cache_malloc(size_t bytes, void* cache) {
+  return static_cast<BlockCache*>(cache)->allocate(bytes);
+}
+void cache_free(void* block, void* cache) {
+  static_cast<BlockCache*>(cache)->release(block);
+}
+void* cache_calloc(size_t count, size_t bytes, void* cache) {
+  return static_cast<BlockCache*>(cache)->allocate_zeroed(count, bytes);
+}
+void* cache_realloc(void* block, size_t bytes, void* cache) {
+  return static_cast<BlockCache*>(cache)->reallocate(block, bytes);
+}
+
 }  // namespace
 
 void H2ClientSession::Impl::reset() {
@@ -57,7 +71,8 @@ void H2ClientSession::Impl::reset() {
   dead = false;
   error_class = ErrorClass::kRead;
   error_reason = "";
-  if (int rv = nghttp2_session_client_new(&session, callbacks, this); rv != 0) {
+  nghttp2_mem mem{blocks.get(), &cache_malloc, &cache_free, &cache_calloc, &cache_realloc};
+  if (int rv = nghttp2_session_client_new3(&session, callbacks, this, nullptr, &mem); rv != 0) {
     session = nullptr;
     fail_connection(ErrorClass::kParse, nghttp2_strerror(rv));
     return;
@@ -105,6 +120,7 @@ void H2ClientSession::Impl::submit(uint32_t slot, const RequestTemplate& request
   e.request = &request;
   e.slot = slot;
   e.active = true;
+  e.uploads = !request.body.empty();
   ++in_flight;
   if (session == nullptr || dead) return;  // the caller fails it with error()
 
@@ -130,6 +146,7 @@ void H2ClientSession::Impl::submit(uint32_t slot, const RequestTemplate& request
     return;
   }
   e.stream_id = id;
+  by_id[by_id_slot(id)] = index + 1;
 }
 
 bool H2ClientSession::Impl::cancel(uint32_t slot) {
@@ -271,8 +288,8 @@ SessionStatus H2ClientSession::Impl::on_eof(SessionListener& l) {
   return SessionStatus::kError;
 }
 
-H2ClientSession::H2ClientSession(const H2Settings& settings)
-    : impl_(std::make_unique<Impl>(settings)) {
+H2ClientSession::H2ClientSession(const H2Settings& settings, std::shared_ptr<BlockCache> blocks)
+    : impl_(std::make_unique<Impl>(settings, std::move(blocks))) {
   impl_->reset();
 }
 

@@ -22,6 +22,8 @@
 
 namespace hail {
 
+class BlockCache;
+
 struct H2Settings {
   uint32_t max_streams = 1;  // --streams: concurrent streams we open per connection (h2load -m)
   // --window-bits: initial stream window 2^bits - 1 (SETTINGS_INITIAL_WINDOW_SIZE); the
@@ -31,7 +33,10 @@ struct H2Settings {
 
 class H2ClientSession final : public ClientSession {
  public:
-  explicit H2ClientSession(const H2Settings& settings);
+  // blocks: where nghttp2's allocations come from and go back to, shared with the other sessions
+  // of this thread; nullptr makes one for this session alone.
+  explicit H2ClientSession(const H2Settings& settings,
+                           std::shared_ptr<BlockCache> blocks = nullptr);
   ~H2ClientSession() override;
   H2ClientSession(const H2ClientSession&) = delete;
   H2ClientSession& operator=(const H2ClientSession&) = delete;

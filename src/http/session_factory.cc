@@ -2,9 +2,13 @@
 
 #include <algorithm>
 
+#include "http/block_cache.h"
 #include "http/http1_client_session.h"
 
 namespace hail {
+
+SessionFactory::SessionFactory(const SessionSettings& settings)
+    : settings_(settings), h2_blocks_(std::make_shared<BlockCache>()) {}
 
 WireProtocol SessionFactory::protocol_for(std::string_view alpn) const {
   const bool h2 = settings_.protocol == HttpProtocol::kHttp2 ||
@@ -20,7 +24,9 @@ const char* SessionFactory::alpn_refusal(bool tls, std::string_view alpn) const 
 }
 
 std::unique_ptr<ClientSession> SessionFactory::make(WireProtocol protocol) const {
-  if (protocol == WireProtocol::kHttp2) return std::make_unique<H2ClientSession>(settings_.h2);
+  if (protocol == WireProtocol::kHttp2) {
+    return std::make_unique<H2ClientSession>(settings_.h2, h2_blocks_);
+  }
   return std::make_unique<Http1ClientSession>(settings_.pipeline,
                                               protocol == WireProtocol::kHttp09);
 }

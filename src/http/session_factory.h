@@ -27,7 +27,10 @@ struct SessionSettings {
 
 class SessionFactory {
  public:
-  explicit SessionFactory(const SessionSettings& settings) : settings_(settings) {}
+  explicit SessionFactory(const SessionSettings& settings);
+  // Not copyable: a copy would share h2_blocks_ with another thread.
+  SessionFactory(const SessionFactory&) = delete;
+  SessionFactory& operator=(const SessionFactory&) = delete;
 
   // The protocol of a connection whose TLS handshake selected `alpn` ("" for cleartext or none).
   WireProtocol protocol_for(std::string_view alpn) const;
@@ -42,6 +45,7 @@ class SessionFactory {
 
  private:
   SessionSettings settings_;
+  std::shared_ptr<BlockCache> h2_blocks_;  // nghttp2's memory for this worker's HTTP/2 sessions
 };
 
 }  // namespace hail

@@ -18,12 +18,14 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "http/block_cache.h"
 #include "http/h2_client_session.h"
 #include "http/request.h"
 
@@ -292,8 +294,9 @@ inline RequestTemplate get(std::string path, std::string method = "GET", std::st
 
 // A client session and a server, with the bytes between them.
 struct Link {
-  explicit Link(H2Settings settings, uint32_t server_max_streams = 100)
-      : client(settings), server(server_max_streams) {
+  explicit Link(H2Settings settings, uint32_t server_max_streams = 100,
+                std::shared_ptr<BlockCache> blocks = nullptr)
+      : client(settings, std::move(blocks)), server(server_max_streams) {
     client.reset();
   }
 
