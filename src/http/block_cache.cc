@@ -55,7 +55,6 @@ void* BlockCache::allocate(size_t bytes) {
   const auto size_class = static_cast<uint32_t>((bytes - 1) / kGranuleBytes);
   if (FreeBlock* block = free_[size_class]) {
     free_[size_class] = block->next;
-    --free_count_[size_class];
     free_bytes_ -= (size_class + 1) * kGranuleBytes;
     return block;
   }
@@ -92,13 +91,14 @@ void BlockCache::release(void* block) {
   auto* entry = static_cast<FreeBlock*>(block);
   entry->next = free_[size_class];
   free_[size_class] = entry;
-  ++free_count_[size_class];
   free_bytes_ += header->bytes;
 }
 
 size_t BlockCache::cached_blocks() const {
   size_t total = 0;
-  for (uint32_t n : free_count_) total += n;
+  for (const FreeBlock* head : free_) {
+    for (; head != nullptr; head = head->next) ++total;
+  }
   return total;
 }
 

@@ -37,7 +37,8 @@ class BlockCache {
   void* reallocate(void* block, size_t bytes);
   void release(void* block);
 
-  // Free blocks currently cached, and the bytes they can hold (tests).
+  // Free blocks currently cached (counted by walking the lists), and the bytes they can hold
+  // (tests).
   size_t cached_blocks() const;
   size_t cached_bytes() const { return free_bytes_; }
   // Allocations that had to go to malloc: flat in steady state (tests).
@@ -49,7 +50,6 @@ class BlockCache {
   };
 
   std::array<FreeBlock*, kClassCount> free_{};
-  std::array<uint32_t, kClassCount> free_count_{};
   size_t free_bytes_ = 0;
   uint64_t malloc_calls_ = 0;
 };

@@ -1,9 +1,10 @@
 // H2ClientSession on nghttp2, in memory: nghttp2_session_mem_recv takes what the connection read,
-// nghttp2_session_mem_send fills our own output buffer. Requests map to streams through
-// stream_user_data, which holds the index + 1 of an entry in a table sized at --streams.
+// nghttp2_session_mem_send fills our own output buffer. Requests map to streams through our by_id
+// table, backed by stream_user_data; both hold the index + 1 of an entry in a table sized at
+// --streams.
 //
 // Allocation: nghttp2 allocates per stream internally (its stream object, the outbound HEADERS
-// item, the copied nghttp2_nv array, HPACK entries), through nghttp2_mem from the session's
+// item, the copied nghttp2_nv array, HPACK entries), through nghttp2_mem from the worker's
 // BlockCache, which reuses what the last responses freed. This file allocates nothing per request
 // in steady state either: the entry table, its free list, the header-field array and
 // the output buffer keep their capacity across requests (capture mode copies each response's
