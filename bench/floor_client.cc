@@ -1,0 +1,188 @@
+// The floor of an HTTP/1.1 load generator on the sockets API, for bench/compare.py (tool "floor"):
+// only the system calls a request needs (keep-alive: send, recv, a share of epoll_wait; a new
+// connection per request: socket, connect, send, epoll_ctl, recv, close), no parser, no timers.
+// One thread, loopback IPv4 only; responses must all have the length of the first (a static file).
+// Bench-only, built by compare.py: what no real client can undercut, to put hail's cost in scale.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Conn {
+  int fd = -1;
+  size_t got = 0;  // bytes of the current response received so far
+  bool sent = false;  // the request is out (a new connection may still be connecting)
+};
+
+struct Floor {
+  sockaddr_in addr{};
+  std::string request;
+  bool close_each = false;
+  int epoll_fd = -1;
+  size_t response_bytes = 0;  // learned from the first response
+  std::vector<Conn> conns;    // indexed by slot
+  long completed = 0;
+};
+
+[[noreturn]] void die(const char* what) {
+  if (errno != 0)
+    std::fprintf(stderr, "floor_client: %s: %s\n", what, std::strerror(errno));
+  else
+    std::fprintf(stderr, "floor_client: %s\n", what);
+  std::exit(1);
+}
+
+void watch(Floor& f, size_t slot, int op, uint32_t events) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.u64 = slot;
+  if (epoll_ctl(f.epoll_fd, op, f.conns[slot].fd, &ev) != 0) die("epoll_ctl");
+}
+
+void send_request(Floor& f, size_t slot) {
+  Conn& c = f.conns[slot];
+  const ssize_t n = send(c.fd, f.request.data(), f.request.size(), MSG_NOSIGNAL);
+  if (n == static_cast<ssize_t>(f.request.size())) {
+    c.sent = true;
+    return;
+  }
+  if (n < 0 && (errno == EAGAIN || errno == ENOTCONN))
+    return;  // still connecting: wait for EPOLLOUT
+  die("send (short or failed)");
+}
+
+void open_conn(Floor& f, size_t slot) {
+  Conn& c = f.conns[slot];
+  c = Conn{};
+  c.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (c.fd < 0) die("socket");
+  if (connect(c.fd, reinterpret_cast<const sockaddr*>(&f.addr), sizeof f.addr) != 0 &&
+      errno != EINPROGRESS) {
+    die("connect");
+  }
+  send_request(f, slot);  // on loopback the handshake is done when connect returns
+  watch(f, slot, EPOLL_CTL_ADD, c.sent ? EPOLLIN : EPOLLIN | EPOLLOUT);
+}
+
+// Learns the response length from the first complete head (Content-Length), then only counts.
+bool learn_length(Floor& f, const char* data, size_t len) {
+  const std::string head(data, len);
+  const size_t end = head.find("\r\n\r\n");
+  const size_t cl = head.find("Content-Length: ");
+  if (end == std::string::npos || cl == std::string::npos || cl > end) return false;
+  f.response_bytes = end + 4 + std::strtoul(head.c_str() + cl + 16, nullptr, 10);
+  return true;
+}
+
+void on_readable(Floor& f, size_t slot, char* buf, size_t cap) {
+  Conn& c = f.conns[slot];
+  const ssize_t n = recv(c.fd, buf, cap, 0);
+  if (n < 0) {
+    if (errno == EAGAIN) return;
+    die("recv");
+  }
+  if (n == 0) {
+    errno = 0;
+    die("recv: the server closed before the whole response");
+  }
+  size_t left = static_cast<size_t>(n);
+  const char* p = buf;
+  while (left > 0) {
+    if (c.got == 0 && left >= 13 && std::memcmp(p, "HTTP/1.1 200 ", 13) != 0) {
+      errno = 0;
+      die("a response that is not 200");
+    }
+    if (f.response_bytes == 0 && !learn_length(f, p, left)) {
+      errno = 0;
+      die("the first response's head did not come in one read");
+    }
+    const size_t take = std::min(left, f.response_bytes - c.got);
+    c.got += take;
+    p += take;
+    left -= take;
+    if (c.got < f.response_bytes) return;
+    ++f.completed;
+    c.got = 0;
+    if (f.close_each) {
+      close(c.fd);  // also leaves the epoll set
+      open_conn(f, slot);
+      return;
+    }
+    send_request(f, slot);
+    if (!c.sent) die("send on an established connection");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Floor f;
+  long conns = 50;
+  double seconds = 5;
+  const char* url = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--close")
+      f.close_each = true;
+    else if (a.rfind("-c", 0) == 0)
+      conns = std::strtol(a.c_str() + 2, nullptr, 10);
+    else if (a.rfind("-d", 0) == 0)
+      seconds = std::strtod(a.c_str() + 2, nullptr);
+    else
+      url = argv[i];
+  }
+  unsigned port = 0;
+  char path[1024] = "/";
+  if (url == nullptr || conns <= 0 ||
+      std::sscanf(url, "http://127.0.0.1:%u%1023s", &port, path) < 1) {
+    std::fprintf(stderr,
+                 "usage: floor_client [--close] -cCONNS -dSECONDS http://127.0.0.1:PORT/PATH\n");
+    return 2;
+  }
+  f.addr.sin_family = AF_INET;
+  f.addr.sin_port = htons(static_cast<uint16_t>(port));
+  f.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  f.request = std::string("GET ") + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+              (f.close_each ? "\r\nConnection: close" : "") + "\r\n\r\n";
+  f.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  if (f.epoll_fd < 0) die("epoll_create1");
+  f.conns.resize(static_cast<size_t>(conns));
+  for (size_t s = 0; s < f.conns.size(); ++s) open_conn(f, s);
+
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto end = start + std::chrono::duration<double>(seconds);
+  std::vector<epoll_event> events(256);
+  std::vector<char> buf(64 * 1024);
+  while (Clock::now() < end) {
+    const int n = epoll_wait(f.epoll_fd, events.data(), static_cast<int>(events.size()), 100);
+    if (n < 0 && errno != EINTR) die("epoll_wait");
+    for (int i = 0; i < n; ++i) {
+      const size_t slot = events[i].data.u64;
+      Conn& c = f.conns[slot];
+      if (!c.sent && (events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+        send_request(f, slot);
+        if (!c.sent) die("connect");
+        watch(f, slot, EPOLL_CTL_MOD, EPOLLIN);
+        continue;
+      }
+      if (events[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+        on_readable(f, slot, buf.data(), buf.size());
+    }
+  }
+  const double took = std::chrono::duration<double>(Clock::now() - start).count();
+  std::printf("%ld requests in %.2fs\nRequests/sec: %.2f\n", f.completed, took, f.completed / took);
+  return 0;
+}
