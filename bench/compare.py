@@ -43,11 +43,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_HAIL = REPO / "build" / "release" / "hail"
 DEFAULT_SCENARIOS = "1k:ka,100k:ka,1m:ka,1k:close,10k-conns"
-KNOWN_TOOLS = ("wrk", "hail", "h2load", "ab", "hail-wrk", "hail-ab", "hail-base", "floor")
-# "floor": bench/floor_client.cc, only the system calls a request needs (built here with g++ when
-# asked for): what no client on the sockets API can undercut, so the others' costs have a scale
-FLOOR_SOURCE = REPO / "bench" / "floor_client.cc"
-FLOOR_BIN = None  # set by build_floor()
+KNOWN_TOOLS = ("wrk", "hail", "h2load", "ab", "hail-wrk", "hail-ab", "hail-base", "floor", "floor-uring")
+# "floor": bench/floor_client.cc, only the system calls a request needs: what no client on the
+# sockets API can undercut, so the others' costs have a scale. "floor-uring": bench/floor_uring.cc,
+# each request one linked io_uring chain on a direct descriptor. Built here with g++ when asked for.
+FLOORS = {"floor": ("floor_client.cc", []), "floor-uring": ("floor_uring.cc", ["-luring"])}
+FLOOR_BINS = {}  # tool -> binary, set by build_floor()
 # hail itself and hail-base: the same command line, the --hail binary or the --hail-base binary
 HAIL_TOOLS = ("hail", "hail-base")
 # hail's front-ends: the other tool's own command line, run as `hail wrk ...` / `hail ab ...`
@@ -301,18 +302,18 @@ class ClientQuota:
             pass
 
 
-def build_floor():
-    """Compiles bench/floor_client.cc into a temp dir (removed at exit); sets FLOOR_BIN."""
-    global FLOOR_BIN
+def build_floor(tool):
+    """Compiles the floor `tool` (FLOORS) into a temp dir (removed at exit); sets FLOOR_BINS[tool]."""
+    source, libs = FLOORS[tool]
     if not shutil.which("g++"):
-        die("--tools floor needs g++ (it builds bench/floor_client.cc)")
+        die("--tools %s needs g++ (it builds bench/%s)" % (tool, source))
     out = Path(tempfile.mkdtemp(prefix="hail-floor."))
     atexit.register(shutil.rmtree, out, True)
-    FLOOR_BIN = str(out / "floor_client")
-    r = subprocess.run(["g++", "-O2", "-std=c++20", "-Wall", "-Wextra", "-Wshadow", "-o", FLOOR_BIN,
-                        str(FLOOR_SOURCE)], capture_output=True, text=True)
+    FLOOR_BINS[tool] = str(out / Path(source).stem)
+    r = subprocess.run(["g++", "-O2", "-std=c++20", "-Wall", "-Wextra", "-Wshadow", "-o", FLOOR_BINS[tool],
+                        str(REPO / "bench" / source)] + libs, capture_output=True, text=True)
     if r.returncode != 0:
-        die("building %s failed:\n%s" % (FLOOR_SOURCE, r.stderr))
+        die("building bench/%s failed:\n%s" % (source, r.stderr))
 
 
 def tool_command(tool, sc, url, hail, conns=None, dur=None, json_path=None, hail_base=None):
@@ -334,8 +335,8 @@ def tool_command(tool, sc, url, hail, conns=None, dur=None, json_path=None, hail
     if tool in FRONTENDS:  # exactly the other tool's argv, with `hail <tool>` in front
         argv, stop = tool_command(FRONTENDS[tool], sc, url, hail, conns, dur)
         return [hail] + argv, stop
-    if tool == "floor":
-        return [FLOOR_BIN, "-c%d" % c, "-d%d" % d] + (["--close"] if close else []) + [url], None
+    if tool in FLOORS:
+        return [FLOOR_BINS[tool], "-c%d" % c, "-d%d" % d] + (["--close"] if close else []) + [url], None
     if tool == "wrk":
         return ["wrk", "-t1", "-c%d" % c, "-d%ds" % d] + script + (["-H", "Connection: close"] if close else []) + [url], None
     if tool == "hail":
@@ -381,6 +382,7 @@ def parse_tool_output(tool, text):
         "hail-ab": r"^Requests per second:\s*([\d.]+)",
         "hail-base": r"^Requests/sec:\s*([\d.]+)",
         "floor": r"^Requests/sec:\s*([\d.]+)",
+        "floor-uring": r"^Requests/sec:\s*([\d.]+)",
     }
     m = re.search(pats[tool], text, re.M)
     if m:
@@ -893,8 +895,8 @@ class Harness:
                 v = first_line(["h2load", "--version"])
             elif t in FRONTENDS:
                 v = "%s (%s)" % (t, first_line([a.hail, "--version"]))
-            elif t == "floor":
-                v = "floor: bench/floor_client.cc (g++ -O2; system calls only)"
+            elif t in FLOORS:
+                v = "%s: bench/%s (g++ -O2)" % (t, FLOORS[t][0])
             else:
                 v = first_line(["ab", "-V"])
             vers.append(v)
@@ -1186,8 +1188,8 @@ def main():
                 die("--hail-base: no executable hail binary at %s" % a.hail_base)
             a.hail_base = os.path.abspath(a.hail_base)
             avail.append(t)
-        elif t == "floor":
-            build_floor()
+        elif t in FLOORS:
+            build_floor(t)
             avail.append(t)
         elif shutil.which(t):
             avail.append(t)

@@ -18,18 +18,18 @@
 #include <string>
 #include <vector>
 
+#include "floor_common.h"
+
 namespace {
 
 struct Conn {
   int fd = -1;
-  size_t got = 0;  // bytes of the current response received so far
+  size_t got = 0;     // bytes of the current response received so far
   bool sent = false;  // the request is out (a new connection may still be connecting)
 };
 
 struct Floor {
-  sockaddr_in addr{};
-  std::string request;
-  bool close_each = false;
+  floor_bench::Args args;
   int epoll_fd = -1;
   size_t response_bytes = 0;  // learned from the first response
   std::vector<Conn> conns;    // indexed by slot
@@ -53,8 +53,8 @@ void watch(Floor& f, size_t slot, int op, uint32_t events) {
 
 void send_request(Floor& f, size_t slot) {
   Conn& c = f.conns[slot];
-  const ssize_t n = send(c.fd, f.request.data(), f.request.size(), MSG_NOSIGNAL);
-  if (n == static_cast<ssize_t>(f.request.size())) {
+  const ssize_t n = send(c.fd, f.args.request.data(), f.args.request.size(), MSG_NOSIGNAL);
+  if (n == static_cast<ssize_t>(f.args.request.size())) {
     c.sent = true;
     return;
   }
@@ -68,22 +68,12 @@ void open_conn(Floor& f, size_t slot) {
   c = Conn{};
   c.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (c.fd < 0) die("socket");
-  if (connect(c.fd, reinterpret_cast<const sockaddr*>(&f.addr), sizeof f.addr) != 0 &&
+  if (connect(c.fd, reinterpret_cast<const sockaddr*>(&f.args.addr), sizeof f.args.addr) != 0 &&
       errno != EINPROGRESS) {
     die("connect");
   }
   send_request(f, slot);  // on loopback the handshake is done when connect returns
   watch(f, slot, EPOLL_CTL_ADD, c.sent ? EPOLLIN : EPOLLIN | EPOLLOUT);
-}
-
-// Learns the response length from the first complete head (Content-Length), then only counts.
-bool learn_length(Floor& f, const char* data, size_t len) {
-  const std::string head(data, len);
-  const size_t end = head.find("\r\n\r\n");
-  const size_t cl = head.find("Content-Length: ");
-  if (end == std::string::npos || cl == std::string::npos || cl > end) return false;
-  f.response_bytes = end + 4 + std::strtoul(head.c_str() + cl + 16, nullptr, 10);
-  return true;
 }
 
 void on_readable(Floor& f, size_t slot, char* buf, size_t cap) {
@@ -100,11 +90,11 @@ void on_readable(Floor& f, size_t slot, char* buf, size_t cap) {
   size_t left = static_cast<size_t>(n);
   const char* p = buf;
   while (left > 0) {
-    if (c.got == 0 && left >= 13 && std::memcmp(p, "HTTP/1.1 200 ", 13) != 0) {
+    if (c.got == 0 && !floor_bench::starts_200(p, left)) {
       errno = 0;
       die("a response that is not 200");
     }
-    if (f.response_bytes == 0 && !learn_length(f, p, left)) {
+    if (f.response_bytes == 0 && (f.response_bytes = floor_bench::response_length(p, left)) == 0) {
       errno = 0;
       die("the first response's head did not come in one read");
     }
@@ -115,7 +105,7 @@ void on_readable(Floor& f, size_t slot, char* buf, size_t cap) {
     if (c.got < f.response_bytes) return;
     ++f.completed;
     c.got = 0;
-    if (f.close_each) {
+    if (f.args.close_each) {
       close(c.fd);  // also leaves the epoll set
       open_conn(f, slot);
       return;
@@ -129,41 +119,15 @@ void on_readable(Floor& f, size_t slot, char* buf, size_t cap) {
 
 int main(int argc, char** argv) {
   Floor f;
-  long conns = 50;
-  double seconds = 5;
-  const char* url = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--close")
-      f.close_each = true;
-    else if (a.rfind("-c", 0) == 0)
-      conns = std::strtol(a.c_str() + 2, nullptr, 10);
-    else if (a.rfind("-d", 0) == 0)
-      seconds = std::strtod(a.c_str() + 2, nullptr);
-    else
-      url = argv[i];
-  }
-  unsigned port = 0;
-  char path[1024] = "/";
-  if (url == nullptr || conns <= 0 ||
-      std::sscanf(url, "http://127.0.0.1:%u%1023s", &port, path) < 1) {
-    std::fprintf(stderr,
-                 "usage: floor_client [--close] -cCONNS -dSECONDS http://127.0.0.1:PORT/PATH\n");
-    return 2;
-  }
-  f.addr.sin_family = AF_INET;
-  f.addr.sin_port = htons(static_cast<uint16_t>(port));
-  f.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  f.request = std::string("GET ") + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
-              (f.close_each ? "\r\nConnection: close" : "") + "\r\n\r\n";
+  if (!floor_bench::parse_args(argc, argv, "floor_client", f.args)) return 2;
   f.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   if (f.epoll_fd < 0) die("epoll_create1");
-  f.conns.resize(static_cast<size_t>(conns));
+  f.conns.resize(static_cast<size_t>(f.args.conns));
   for (size_t s = 0; s < f.conns.size(); ++s) open_conn(f, s);
 
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  const auto end = start + std::chrono::duration<double>(seconds);
+  const auto end = start + std::chrono::duration<double>(f.args.seconds);
   std::vector<epoll_event> events(256);
   std::vector<char> buf(64 * 1024);
   while (Clock::now() < end) {
