@@ -5,7 +5,6 @@
 // Bench-only, built by compare.py: what no real client can undercut, to put hail's cost in scale.
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -36,12 +35,9 @@ struct Floor {
   long completed = 0;
 };
 
-[[noreturn]] void die(const char* what) {
-  if (errno != 0)
-    std::fprintf(stderr, "floor_client: %s: %s\n", what, std::strerror(errno));
-  else
-    std::fprintf(stderr, "floor_client: %s\n", what);
-  std::exit(1);
+// A failed call names errno; the client's own findings pass 0.
+[[noreturn]] void die(const char* what, int err = errno) {
+  floor_bench::die("floor_client", what, err);
 }
 
 void watch(Floor& f, size_t slot, int op, uint32_t events) {
@@ -84,19 +80,16 @@ void on_readable(Floor& f, size_t slot, char* buf, size_t cap) {
     die("recv");
   }
   if (n == 0) {
-    errno = 0;
-    die("recv: the server closed before the whole response");
+    die("recv: the server closed before the whole response", 0);
   }
   size_t left = static_cast<size_t>(n);
   const char* p = buf;
   while (left > 0) {
     if (c.got == 0 && !floor_bench::starts_200(p, left)) {
-      errno = 0;
-      die("a response that is not 200");
+      die("a response that is not 200", 0);
     }
     if (f.response_bytes == 0 && (f.response_bytes = floor_bench::response_length(p, left)) == 0) {
-      errno = 0;
-      die("the first response's head did not come in one read");
+      die("the first response's head did not come in one read", 0);
     }
     const size_t take = std::min(left, f.response_bytes - c.got);
     c.got += take;

@@ -62,6 +62,15 @@ inline size_t response_length(const char* data, size_t len) {
   return end + 4 + std::strtoul(head.c_str() + cl + 16, nullptr, 10);
 }
 
+// One line on stderr (with strerror(err) when err is not 0), then exit 1.
+[[noreturn]] inline void die(const char* program, const char* what, int err) {
+  if (err != 0)
+    std::fprintf(stderr, "%s: %s: %s\n", program, what, std::strerror(err));
+  else
+    std::fprintf(stderr, "%s: %s\n", program, what);
+  std::exit(1);
+}
+
 // The start of a response (at least 13 bytes of it, else unchecked) is a 200.
 inline bool starts_200(const char* data, size_t len) {
   return len < 13 || std::memcmp(data, "HTTP/1.1 200 ", 13) == 0;

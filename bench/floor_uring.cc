@@ -38,11 +38,7 @@ struct Floor {
 };
 
 [[noreturn]] void die(const char* what, int err) {
-  if (err != 0)
-    std::fprintf(stderr, "floor_uring: %s: %s\n", what, std::strerror(err));
-  else
-    std::fprintf(stderr, "floor_uring: %s\n", what);
-  std::exit(1);
+  floor_bench::die("floor_uring", what, err);
 }
 
 io_uring_sqe* next_sqe(Floor& f) {
