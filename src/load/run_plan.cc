@@ -115,7 +115,7 @@ Result<RunPlan> plan_run(const RunOptions& options) {
   plan.seed = run_seed(options);
   // The most a worker holds open: closed loop its connections, rate mode up to its cap.
   const uint32_t per_worker_open = (plan.max_open + plan.threads - 1) / plan.threads;
-  auto io = resolve_io(options.io, !options.request.keep_alive, per_worker_open);
+  auto io = resolve_io(options.io, per_worker_open);
   if (!io) return io.error();
   plan.io = io.value();
   if (Status s = ensure_fd_limit(plan.max_open + kFdSlack + 2ull * plan.threads); !s) {

@@ -44,12 +44,10 @@ void set_auto_io(IoChoice choice) {
   g_auto_io = choice;
 }
 
-Result<IoBackend> resolve_io(IoChoice choice, bool short_connections,
-                             uint32_t connections_per_loop) {
+Result<IoBackend> resolve_io(IoChoice choice, uint32_t connections_per_loop) {
   if (choice == IoChoice::kAuto) choice = g_auto_io;
   if (choice == IoChoice::kEpoll) return IoBackend::kEpoll;
-  if (choice == IoChoice::kAuto &&
-      (short_connections || connections_per_loop > kUringAutoMaxConnections)) {
+  if (choice == IoChoice::kAuto && connections_per_loop > kUringAutoMaxConnections) {
     return IoBackend::kEpoll;
   }
   const std::string& why = UringIo::unavailable_reason();

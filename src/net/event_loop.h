@@ -34,11 +34,10 @@ enum class IoChoice : uint8_t { kAuto, kEpoll, kUring };
 // 3.6x (bench/RESULTS.md); at 500 they are even.
 inline constexpr uint32_t kUringAutoMaxConnections = 1024;
 // The backend for a choice: an error names why io_uring cannot be had when it was asked for.
-// What auto weighs (measured: bench/RESULTS.md): short_connections, a connection per request (or
-// a few), where setting a socket up in the ring costs what batching saves; and the connections
-// one loop holds (kUringAutoMaxConnections). auto keeps epoll for both.
-Result<IoBackend> resolve_io(IoChoice choice, bool short_connections = false,
-                             uint32_t connections_per_loop = 0);
+// auto weighs the connections one loop holds (kUringAutoMaxConnections): io_uring up to them,
+// with a connection per request too (on Linux 6.18 0.90x epoll's CPU per request there, every
+// repetition below 1; bench/RESULTS.md).
+Result<IoBackend> resolve_io(IoChoice choice, uint32_t connections_per_loop = 0);
 // "auto", "epoll", "uring" (--io, HAIL_IO); nullopt for anything else.
 std::optional<IoChoice> parse_io_choice(std::string_view text);
 // What --io auto resolves through in this process (HAIL_IO). Set once at startup, before any

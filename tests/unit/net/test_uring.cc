@@ -368,20 +368,16 @@ TEST(UringChoice, ResolveAndParse) {
   EXPECT_EQ(parse_io_choice("auto"), IoChoice::kAuto);
   EXPECT_FALSE(parse_io_choice("iouring").has_value());
   EXPECT_EQ(resolve_io(IoChoice::kEpoll).value(), IoBackend::kEpoll);
-  // A connection per request: auto keeps epoll (the ring's set-up per socket costs what its
-  // batching saves); asked for by name, io_uring it is.
-  EXPECT_EQ(resolve_io(IoChoice::kAuto, true).value(), IoBackend::kEpoll);
-  EXPECT_EQ(resolve_io(IoChoice::kAuto, false).value(),
-            uring_unavailable_reason().empty() ? IoBackend::kUring : IoBackend::kEpoll);
-  // More connections on one loop than the ring serves well: auto keeps epoll; by name, io_uring.
+  // Up to kUringAutoMaxConnections on one loop auto takes io_uring where it can be had; beyond
+  // them epoll. By name, io_uring it is.
   const IoBackend ring_if_here =
       uring_unavailable_reason().empty() ? IoBackend::kUring : IoBackend::kEpoll;
-  EXPECT_EQ(resolve_io(IoChoice::kAuto, false, kUringAutoMaxConnections).value(), ring_if_here);
-  EXPECT_EQ(resolve_io(IoChoice::kAuto, false, kUringAutoMaxConnections + 1).value(),
-            IoBackend::kEpoll);
+  EXPECT_EQ(resolve_io(IoChoice::kAuto).value(), ring_if_here);
+  EXPECT_EQ(resolve_io(IoChoice::kAuto, 1).value(), ring_if_here);
+  EXPECT_EQ(resolve_io(IoChoice::kAuto, kUringAutoMaxConnections).value(), ring_if_here);
+  EXPECT_EQ(resolve_io(IoChoice::kAuto, kUringAutoMaxConnections + 1).value(), IoBackend::kEpoll);
   if (uring_unavailable_reason().empty()) {
-    EXPECT_EQ(resolve_io(IoChoice::kUring, true).value(), IoBackend::kUring);
-    EXPECT_EQ(resolve_io(IoChoice::kUring, false, 10000).value(), IoBackend::kUring);
+    EXPECT_EQ(resolve_io(IoChoice::kUring, 10000).value(), IoBackend::kUring);
   }
   auto uring = resolve_io(IoChoice::kUring);
   EXPECT_EQ(uring.ok(), uring_unavailable_reason().empty());
