@@ -449,7 +449,7 @@ constexpr NativeFlag kFlags[] = {
     {"", "io", "MODE", set_io,
      "how workers wait for sockets: uring (io_uring: sends and receives\nsubmitted together, one "
      "system call per wake-up), epoll, or auto\n(default: io_uring where the kernel allows it, "
-     "except with a new\nconnection per request or over 1,024 connections a thread)"},
+     "except over 1,024\nconnections a thread)"},
     {"m", "method", "M", set_method, "request method (default GET, or POST when a body is given)",
      "Request:"},
     {"H", "header", "\"N: v\"", add_header,
