@@ -45,20 +45,24 @@ def forbid_io_uring():
         raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP")
 
 
-def run_forbidden(args, timeout=30):
+def auto_env():
+    """The environment without HAIL_IO, so that --io auto means what it does by default, whatever
+    pass of the suite this is."""
     env = dict(os.environ)
     env.pop("HAIL_IO", None)
+    return env
+
+
+def run_forbidden(args, timeout=30):
     proc = subprocess.run([hail_bin()] + [str(a) for a in args], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=timeout, env=env,
+                          capture_output=True, text=True, timeout=timeout, env=auto_env(),
                           preexec_fn=forbid_io_uring)
     return proc
 
 
 def uring_available():
-    env = dict(os.environ)
-    env.pop("HAIL_IO", None)
     out = subprocess.run([hail_bin(), "--version"], capture_output=True, text=True, timeout=10,
-                         env=env).stdout
+                         env=auto_env()).stdout
     return "io_uring (--io auto)" in out
 
 
@@ -102,8 +106,7 @@ class BackendChoiceTest(unittest.TestCase):
     def test_auto_keeps_epoll_beyond_1024_connections_a_worker(self):
         # io_uring's completion queue and shared receive buffers serve ~1,000 connections a loop
         # well; beyond that auto keeps epoll (3.6x cheaper per request at 10,000: RESULTS.md).
-        env = dict(os.environ)
-        env.pop("HAIL_IO", None)  # what auto means here, whatever pass of the suite this is
+        env = auto_env()
         with HailServer() as srv:
             for threads, expected in ((1, "epoll"), (2, "uring" if uring_available() else "epoll")):
                 before = srv.stats()["requests"]
@@ -119,8 +122,7 @@ class BackendChoiceTest(unittest.TestCase):
     def test_auto_takes_io_uring_for_a_connection_per_request(self):
         # On Linux 6.18 the ring costs 0.90x epoll's CPU per request here (RESULTS.md), so auto no
         # longer keeps epoll for --no-keepalive runs.
-        env = dict(os.environ)
-        env.pop("HAIL_IO", None)
+        env = auto_env()
         with HailServer() as srv:
             before = srv.stats()
             proc = subprocess.run([hail_bin(), "-t", "1", "-c", "5", "-n", "200", "--no-keepalive",
